@@ -1,0 +1,175 @@
+// ClientConnection: one TCP client, processed run-to-completion.
+// Invariants:
+//  - One receive loop per connection: receive, run every complete request, send all replies with one
+//    send, repeat. Requests of one connection never run concurrently, and replies keep their order.
+//  - No new bytes are read while replies are being sent, so a slow reader holds at most one flush
+//    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
+//  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
+//    never holds more than the query buffer limit, and shrinks back once the connection is idle.
+//  - State moves Idle -> Busy -> Idle ... and finally Closed; Close() from another thread (CLIENT KILL,
+//    shutdown) never interrupts a batch half-way: a busy connection closes when its batch is done.
+using System.Buffers;
+using System.Net;
+using System.Net.Sockets;
+using Garnet.common.Resp;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.common.Networking;
+
+public sealed class ClientConnection
+{
+    public const int InitialReceiveSize = 4096;
+    private const int Idle = 0, Busy = 1, Closed = 2;
+
+    private readonly Socket _socket;
+    private readonly RespLimits _limits;
+    private readonly ILogger? _logger;
+    private readonly InputBuffer _in = new();
+    private IRequestHandler _handler = null!;
+    private int _state;
+    private int _closeRequested;
+    private long _bytesIn, _bytesOut;
+
+    public ClientConnection(Socket socket, RespLimits limits, ILogger? logger)
+    {
+        _socket = socket;
+        _limits = limits;
+        _logger = logger;
+        RemoteEndPoint = socket.RemoteEndPoint as IPEndPoint;
+        LocalEndPoint = socket.LocalEndPoint as IPEndPoint;
+        Handle = (long)socket.Handle;
+    }
+
+    public IPEndPoint? RemoteEndPoint { get; }
+    public IPEndPoint? LocalEndPoint { get; }
+    public long Handle { get; }
+    public long BytesIn => Interlocked.Read(ref _bytesIn);
+    public long BytesOut => Interlocked.Read(ref _bytesOut);
+    /// <summary>Unprocessed bytes held for this client (qbuf in CLIENT LIST).</summary>
+    public int QueryBufferLength => _in.Count;
+    public int QueryBufferCapacity => _in.Data.Length;
+    public bool IsClosed => Volatile.Read(ref _state) == Closed;
+
+    /// <summary>Largest reply batch (bytes) this connection may hold before the client is dropped; 0 = no limit.</summary>
+    public long OutputBufferHardLimit { get; set; }
+
+    /// <summary>Runs the connection until the peer closes, the handler asks to close, or Close() is called.</summary>
+    public async Task RunAsync(IRequestHandler handler)
+    {
+        _handler = handler;
+        try
+        {
+            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+            while (true)
+            {
+                if (!MakeRoom()) break;
+                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End), SocketFlags.None).ConfigureAwait(false);
+                if (n <= 0) break;
+                if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
+                _in.End += n;
+                Interlocked.Add(ref _bytesIn, n);
+
+                bool close = false;
+                while (true)
+                {
+                    var result = handler.Process(_in);
+                    var output = handler.Output;
+                    if (OutputBufferHardLimit > 0 && output.Length > OutputBufferHardLimit)
+                    {
+                        _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.Length);
+                        close = true;
+                        break;
+                    }
+                    if (output.Length > 0) await SendAsync(output.Written).ConfigureAwait(false);
+                    output.Reset(releaseBuffer: true);
+                    if (result == ProcessResult.Close) { close = true; break; }
+                    if (result == ProcessResult.NeedMoreData) break;
+                }
+                if (close) break;
+                if (_in.Count == 0) ShrinkIdle();
+                if (Interlocked.CompareExchange(ref _state, Idle, Busy) != Busy || Volatile.Read(ref _closeRequested) != 0) break;
+            }
+        }
+        catch (SocketException) { }
+        catch (ObjectDisposedException) { }
+        catch (Exception ex)
+        {
+            _logger?.LogError(ex, "Connection {Remote} failed", RemoteEndPoint);
+        }
+        finally
+        {
+            Volatile.Write(ref _state, Closed);
+            try { _socket.Shutdown(SocketShutdown.Both); } catch { }
+            _socket.Dispose();
+            handler.Output.Reset(releaseBuffer: true);
+            if (_in.Data.Length > 0) ArrayPool<byte>.Shared.Return(_in.Data);
+            _in.Data = Array.Empty<byte>();
+            _in.Start = _in.End = 0;
+            handler.OnClosed();
+        }
+    }
+
+    private async ValueTask SendAsync(ReadOnlyMemory<byte> data)
+    {
+        while (!data.IsEmpty)
+        {
+            int sent = await _socket.SendAsync(data, SocketFlags.None).ConfigureAwait(false);
+            if (sent <= 0) throw new SocketException((int)SocketError.ConnectionReset);
+            Interlocked.Add(ref _bytesOut, sent);
+            data = data.Slice(sent);
+        }
+    }
+
+    /// <summary>Makes free space at the end of the receive buffer. False when the query buffer limit is passed.</summary>
+    private bool MakeRoom()
+    {
+        if (_in.End < _in.Data.Length) return true;
+        int count = _in.Count;
+        if (count >= _limits.QueryBufferLimit)
+        {
+            _logger?.LogWarning("Client {Remote} closed: query buffer of {Bytes} bytes reached client-query-buffer-limit", RemoteEndPoint, count);
+            return false;
+        }
+        long hint = _handler.MinBytesHint;
+        if (_in.Start > 0 && count < _in.Data.Length / 2 && hint <= _in.Data.Length)
+        {
+            _in.Data.AsSpan(_in.Start, count).CopyTo(_in.Data);
+            _in.Start = 0;
+            _in.End = count;
+            return true;
+        }
+        // Double, but never beyond what the pending request needs (when known) or the limits allow.
+        long size = (long)_in.Data.Length * 2;
+        if (hint > count && hint < size) size = Math.Max(hint, count + 1);
+        size = Math.Min(size, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+        if (size <= count) return false;
+        var nb = ArrayPool<byte>.Shared.Rent((int)size);
+        _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
+        ArrayPool<byte>.Shared.Return(_in.Data);
+        _in.Data = nb;
+        _in.Start = 0;
+        _in.End = count;
+        return true;
+    }
+
+    private void ShrinkIdle()
+    {
+        _in.Start = _in.End = 0;
+        if (_in.Data.Length > InitialReceiveSize * 4)
+        {
+            ArrayPool<byte>.Shared.Return(_in.Data);
+            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+        }
+    }
+
+    /// <summary>Closes the connection from any thread; a batch in progress completes first.</summary>
+    public void Close()
+    {
+        Volatile.Write(ref _closeRequested, 1);
+        if (Interlocked.CompareExchange(ref _state, Closed, Idle) == Idle)
+        {
+            try { _socket.Shutdown(SocketShutdown.Both); } catch { }
+            try { _socket.Dispose(); } catch { }
+        }
+    }
+}

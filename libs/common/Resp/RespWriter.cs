@@ -1,0 +1,226 @@
+// RespWriter: writes RESP2/RESP3 replies into one growable, pooled byte buffer.
+// Invariants:
+//  - Buffer[0..Length) holds complete replies in order; nothing is ever written past Length.
+//  - The buffer comes from ArrayPool<byte>.Shared and goes back to it on Reset(shrink) / Dispose.
+//  - Protocol decides how aggregate and null types are encoded (RESP2 fallbacks for RESP3 types).
+using System.Buffers;
+using System.Buffers.Text;
+using System.Text;
+
+namespace Garnet.common.Resp;
+
+public sealed class RespWriter : IDisposable
+{
+    /// <summary>Size a fresh buffer starts at; an idle connection holds none.</summary>
+    public const int InitialSize = 4096;
+
+    private byte[] _buffer = Array.Empty<byte>();
+    private int _length;
+
+    /// <summary>2 or 3 (HELLO switches it).</summary>
+    public int Protocol { get; set; } = 2;
+
+    public int Length => _length;
+    public ReadOnlyMemory<byte> Written => _buffer.AsMemory(0, _length);
+    public ReadOnlySpan<byte> WrittenSpan => _buffer.AsSpan(0, _length);
+
+    /// <summary>Forget written bytes; return a large buffer to the pool so idle connections stay small.</summary>
+    public void Reset(bool releaseBuffer)
+    {
+        _length = 0;
+        if (releaseBuffer && _buffer.Length > 0)
+        {
+            ArrayPool<byte>.Shared.Return(_buffer);
+            _buffer = Array.Empty<byte>();
+        }
+    }
+
+    public void Dispose() => Reset(true);
+
+    /// <summary>Rolls back to an earlier length (used to discard a partially written reply).</summary>
+    public void Truncate(int length)
+    {
+        if ((uint)length > (uint)_length) throw new ArgumentOutOfRangeException(nameof(length));
+        _length = length;
+    }
+
+    private Span<byte> Reserve(int size)
+    {
+        if (_buffer.Length - _length < size) Grow(size);
+        return _buffer.AsSpan(_length);
+    }
+
+    private void Grow(int size)
+    {
+        long needed = (long)_length + size;
+        if (needed > Array.MaxLength) throw new InvalidOperationException("reply too large");
+        long newSize = Math.Max(InitialSize, _buffer.Length);
+        while (newSize < needed) newSize *= 2;
+        newSize = Math.Min(newSize, Array.MaxLength);
+        var nb = ArrayPool<byte>.Shared.Rent((int)newSize);
+        _buffer.AsSpan(0, _length).CopyTo(nb);
+        if (_buffer.Length > 0) ArrayPool<byte>.Shared.Return(_buffer);
+        _buffer = nb;
+    }
+
+    public void WriteRaw(ReadOnlySpan<byte> bytes)
+    {
+        bytes.CopyTo(Reserve(bytes.Length));
+        _length += bytes.Length;
+    }
+
+    private void WriteByte(byte b)
+    {
+        Reserve(1)[0] = b;
+        _length++;
+    }
+
+    private void WriteCrlf()
+    {
+        var s = Reserve(2);
+        s[0] = (byte)'\r';
+        s[1] = (byte)'\n';
+        _length += 2;
+    }
+
+    private void WritePrefixedInteger(byte prefix, long value)
+    {
+        var s = Reserve(24);
+        s[0] = prefix;
+        Utf8Formatter.TryFormat(value, s.Slice(1), out int n);
+        s[1 + n] = (byte)'\r';
+        s[2 + n] = (byte)'\n';
+        _length += n + 3;
+    }
+
+    /// <summary>+text\r\n. The text must not hold CR or LF.</summary>
+    public void WriteSimpleString(ReadOnlySpan<byte> text)
+    {
+        WriteByte((byte)'+');
+        WriteRaw(text);
+        WriteCrlf();
+    }
+
+    public void WriteSimpleString(string text) => WriteAscii((byte)'+', text);
+
+    public void WriteOk() => WriteRaw("+OK\r\n"u8);
+
+    /// <summary>-message\r\n; the message must start with the error code (ERR, WRONGTYPE, ...). CR/LF are replaced by spaces.</summary>
+    public void WriteError(string message) => WriteAscii((byte)'-', message);
+
+    public void WriteError(ReadOnlySpan<byte> message)
+    {
+        WriteByte((byte)'-');
+        int start = _length;
+        WriteRaw(message);
+        SanitizeLine(start);
+        WriteCrlf();
+    }
+
+    private void WriteAscii(byte prefix, string text)
+    {
+        WriteByte(prefix);
+        int start = _length;
+        int max = Encoding.UTF8.GetMaxByteCount(text.Length);
+        int n = Encoding.UTF8.GetBytes(text, Reserve(max));
+        _length += n;
+        SanitizeLine(start);
+        WriteCrlf();
+    }
+
+    private void SanitizeLine(int start)
+    {
+        var span = _buffer.AsSpan(start, _length - start);
+        for (int i = 0; i < span.Length; i++)
+            if (span[i] == '\r' || span[i] == '\n') span[i] = (byte)' ';
+    }
+
+    public void WriteInteger(long value) => WritePrefixedInteger((byte)':', value);
+
+    public void WriteBulkString(ReadOnlySpan<byte> value)
+    {
+        WritePrefixedInteger((byte)'$', value.Length);
+        WriteRaw(value);
+        WriteCrlf();
+    }
+
+    public void WriteBulkString(string value)
+    {
+        int n = Encoding.UTF8.GetByteCount(value);
+        WritePrefixedInteger((byte)'$', n);
+        Encoding.UTF8.GetBytes(value, Reserve(n));
+        _length += n;
+        WriteCrlf();
+    }
+
+    public void WriteBulkString(long value)
+    {
+        Span<byte> tmp = stackalloc byte[24];
+        Utf8Formatter.TryFormat(value, tmp, out int n);
+        WriteBulkString(tmp.Slice(0, n));
+    }
+
+    /// <summary>RESP3 verbatim string (=len\r\ntxt:...); a bulk string in RESP2.</summary>
+    public void WriteVerbatimString(string value, string format = "txt")
+    {
+        if (Protocol < 3) { WriteBulkString(value); return; }
+        int n = Encoding.UTF8.GetByteCount(value);
+        WritePrefixedInteger((byte)'=', n + 4);
+        WriteRaw(Encoding.ASCII.GetBytes(format));
+        WriteByte((byte)':');
+        Encoding.UTF8.GetBytes(value, Reserve(n));
+        _length += n;
+        WriteCrlf();
+    }
+
+    /// <summary>Null bulk string: _ in RESP3, $-1 in RESP2.</summary>
+    public void WriteNull() => WriteRaw(Protocol >= 3 ? "_\r\n"u8 : "$-1\r\n"u8);
+
+    /// <summary>Null array: _ in RESP3, *-1 in RESP2.</summary>
+    public void WriteNullArray() => WriteRaw(Protocol >= 3 ? "_\r\n"u8 : "*-1\r\n"u8);
+
+    public void WriteArrayHeader(int count) => WritePrefixedInteger((byte)'*', count);
+
+    /// <summary>Map of count pairs: %count in RESP3, an array of 2*count in RESP2.</summary>
+    public void WriteMapHeader(int count)
+    {
+        if (Protocol >= 3) WritePrefixedInteger((byte)'%', count);
+        else WritePrefixedInteger((byte)'*', count * 2);
+    }
+
+    /// <summary>Set: ~count in RESP3, an array in RESP2.</summary>
+    public void WriteSetHeader(int count) => WritePrefixedInteger(Protocol >= 3 ? (byte)'~' : (byte)'*', count);
+
+    /// <summary>Push (out-of-band) message: &gt;count in RESP3, an array in RESP2.</summary>
+    public void WritePushHeader(int count) => WritePrefixedInteger(Protocol >= 3 ? (byte)'>' : (byte)'*', count);
+
+    /// <summary>Boolean: #t/#f in RESP3, integer 1/0 in RESP2.</summary>
+    public void WriteBoolean(bool value)
+    {
+        if (Protocol >= 3) WriteRaw(value ? "#t\r\n"u8 : "#f\r\n"u8);
+        else WriteRaw(value ? ":1\r\n"u8 : ":0\r\n"u8);
+    }
+
+    /// <summary>Double: ,value in RESP3, a bulk string in RESP2 (formatted as Redis does: shortest round-trip, inf/-inf/nan).</summary>
+    public void WriteDouble(double value)
+    {
+        Span<byte> tmp = stackalloc byte[40];
+        int n = FormatDouble(value, tmp);
+        if (Protocol >= 3)
+        {
+            WriteByte((byte)',');
+            WriteRaw(tmp.Slice(0, n));
+            WriteCrlf();
+        }
+        else WriteBulkString(tmp.Slice(0, n));
+    }
+
+    public static int FormatDouble(double value, Span<byte> dest)
+    {
+        if (double.IsPositiveInfinity(value)) { "inf"u8.CopyTo(dest); return 3; }
+        if (double.IsNegativeInfinity(value)) { "-inf"u8.CopyTo(dest); return 4; }
+        if (double.IsNaN(value)) { "nan"u8.CopyTo(dest); return 3; }
+        value.TryFormat(dest, out int n, "R", System.Globalization.CultureInfo.InvariantCulture);
+        return n;
+    }
+}

@@ -1,0 +1,102 @@
+// ConfigFileLoader: reads --config files into GarnetServerOptions.
+//  - JSON: an object whose keys are option names ("port", "bind", "memory", ...); unknown keys are errors.
+//  - redis.conf: "directive arg..." lines, # comments; directives that map onto our options are taken
+//    (maxmemory -> memory), the rest are reported in Ignored so the host can log them.
+// Values already set (from the command line) are kept: the command line wins.
+using System.Text.Json;
+
+namespace Garnet.Options;
+
+public static class ConfigFileLoader
+{
+    public static List<string> Load(string path, GarnetServerOptions options)
+    {
+        if (!File.Exists(path)) throw new OptionsException($"Invalid value for --config: file '{path}' does not exist.");
+        string text = File.ReadAllText(path);
+        bool json = path.EndsWith(".json", StringComparison.OrdinalIgnoreCase) || text.TrimStart().StartsWith('{');
+        return json ? LoadJson(path, text, options) : LoadRedisConf(path, text, options);
+    }
+
+    private static List<string> LoadJson(string path, string text, GarnetServerOptions options)
+    {
+        JsonDocument doc;
+        try { doc = JsonDocument.Parse(text, new JsonDocumentOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true }); }
+        catch (JsonException ex) { throw new OptionsException($"Invalid value for --config: '{path}' is not valid JSON ({ex.Message})."); }
+        using (doc)
+        {
+            if (doc.RootElement.ValueKind != JsonValueKind.Object)
+                throw new OptionsException($"Invalid value for --config: '{path}' must hold a JSON object.");
+            foreach (var p in doc.RootElement.EnumerateObject())
+            {
+                string value = p.Value.ValueKind switch
+                {
+                    JsonValueKind.String => p.Value.GetString()!,
+                    JsonValueKind.Number => p.Value.GetRawText(),
+                    JsonValueKind.Array => string.Join(' ', p.Value.EnumerateArray().Select(e => e.ToString())),
+                    _ => throw new OptionsException($"Invalid value for {p.Name} in '{path}': expected a string or a number."),
+                };
+                if (!Apply(p.Name, value, options, redisConf: false))
+                    throw new OptionsException($"Unknown option '{p.Name}' in '{path}'. Allowed: {string.Join(", ", KnownNames)}.");
+            }
+        }
+        return [];
+    }
+
+    private static List<string> LoadRedisConf(string path, string text, GarnetServerOptions options)
+    {
+        var ignored = new List<string>();
+        int lineNo = 0;
+        foreach (var raw in text.Split('\n'))
+        {
+            lineNo++;
+            var line = raw.Trim();
+            if (line.Length == 0 || line[0] == '#') continue;
+            int sp = line.IndexOfAny([' ', '\t']);
+            string name = sp < 0 ? line : line[..sp];
+            string value = sp < 0 ? "" : Unquote(line[(sp + 1)..].Trim());
+            if (!Apply(name.ToLowerInvariant(), value, options, redisConf: true)) ignored.Add($"{name} (line {lineNo})");
+        }
+        return ignored;
+    }
+
+    private static string Unquote(string v) =>
+        v.Length >= 2 && ((v[0] == '"' && v[^1] == '"') || (v[0] == '\'' && v[^1] == '\'')) ? v[1..^1] : v;
+
+    private static readonly string[] KnownNames =
+        ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit"];
+
+    private static int ParseInt(string name, string value) =>
+        int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
+            ? n : throw new OptionsException($"Invalid value for {name}: '{value}'. Allowed: an integer.");
+
+    private static bool Apply(string name, string value, GarnetServerOptions o, bool redisConf)
+    {
+        switch (name.ToLowerInvariant())
+        {
+            case "bind": o.Bind ??= value; return true;
+            case "port": o.Port ??= ParseInt("port", value); return true;
+            case "memory": o.Memory ??= value; return true;
+            case "maxmemory": if (!redisConf) return false; o.Memory ??= value; return true;
+            case "dir": o.Dir ??= value; return true;
+            case "requirepass": o.RequirePass ??= value; return true;
+            case "databases": o.Databases ??= ParseInt("databases", value); return true;
+            case "loglevel": o.LogLevel ??= value; return true;
+            case "maxclients": o.MaxClients ??= ParseInt("maxclients", value); return true;
+            case "timeout": o.Timeout ??= ParseInt("timeout", value); return true;
+            case "proto-max-bulk-len": o.ProtoMaxBulkLen ??= value; return true;
+            case "client-query-buffer-limit": o.ClientQueryBufferLimit ??= value; return true;
+            case "client-output-buffer-limit":
+                if (redisConf)
+                {
+                    // redis.conf form: "normal 0 0 0" (other classes are ignored until they exist)
+                    var parts = value.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                    if (parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase)) o.ClientOutputBufferLimit ??= parts[1];
+                    return parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase);
+                }
+                o.ClientOutputBufferLimit ??= value;
+                return true;
+            default: return false;
+        }
+    }
+}

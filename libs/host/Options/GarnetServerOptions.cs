@@ -1,0 +1,48 @@
+// GarnetServerOptions: every option a user can set, on the command line (CommandLineParser) or in a config
+// file (--config, JSON or redis.conf style). Properties are nullable so that a command-line value can be
+// told from an unset one: command line beats config file beats default (the defaults are in OptionDefaults).
+using CommandLine;
+
+namespace Garnet.Options;
+
+public sealed class GarnetServerOptions
+{
+    [Option("bind", HelpText = "Addresses to listen on, separated by spaces (e.g. \"127.0.0.1 ::1\"; * for all IPv4). Default: 127.0.0.1")]
+    public string? Bind { get; set; }
+
+    [Option("port", HelpText = "TCP port, 0-65535 (0 picks a free port). Default: 6379")]
+    public int? Port { get; set; }
+
+    [Option("memory", HelpText = "Memory budget of the store: bytes or a size such as 512mb, 4gb (k/m/g = 1000s, kb/mb/gb = 1024s, as in redis.conf). Default: 1gb")]
+    public string? Memory { get; set; }
+
+    [Option("dir", HelpText = "Data directory for log segments, checkpoints and the AOF. Default: ./data")]
+    public string? Dir { get; set; }
+
+    [Option("requirepass", HelpText = "Password of the default user; clients must AUTH before other commands. Default: none")]
+    public string? RequirePass { get; set; }
+
+    [Option("databases", HelpText = "Number of databases (SELECT 0..N-1), 1-1024. Default: 16")]
+    public int? Databases { get; set; }
+
+    [Option("loglevel", HelpText = "Log level: debug, verbose, notice, warning or nothing. Default: notice")]
+    public string? LogLevel { get; set; }
+
+    [Option("maxclients", HelpText = "Most clients connected at once; more are refused. Default: 10000")]
+    public int? MaxClients { get; set; }
+
+    [Option("timeout", HelpText = "Close a client after it has been idle this many seconds (0 = never). Default: 0")]
+    public int? Timeout { get; set; }
+
+    [Option("proto-max-bulk-len", HelpText = "Largest bulk string in a request (at least 1mb). Default: 512mb")]
+    public string? ProtoMaxBulkLen { get; set; }
+
+    [Option("client-query-buffer-limit", HelpText = "Most unprocessed request bytes per client (at least 1mb). Default: 1gb")]
+    public string? ClientQueryBufferLimit { get; set; }
+
+    [Option("client-output-buffer-limit", HelpText = "Largest pending reply per normal client before it is dropped (0 = no limit; replies are sent as they are produced). Default: 0")]
+    public string? ClientOutputBufferLimit { get; set; }
+
+    [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
+    public string? ConfigFile { get; set; }
+}

@@ -1,0 +1,67 @@
+// SettingsBuilder: turns options into validated ServerSettings. Every failure is one line naming the option
+// and what is allowed (OptionsException); nothing starts with an invalid value.
+using System.Net;
+using Garnet.common.Util;
+using Garnet.server;
+using Garnet.server.Config;
+
+namespace Garnet.Options;
+
+public static class SettingsBuilder
+{
+    public static ServerSettings Build(GarnetServerOptions o)
+    {
+        var s = new ServerSettings();
+
+        var bind = (o.Bind ?? "127.0.0.1").Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        if (bind.Length == 0) throw Invalid("bind", o.Bind, "one or more IP addresses separated by spaces");
+        foreach (var b in bind)
+            if (b is not ("*" or "::*" or "-::*") && !IPAddress.TryParse(b.TrimStart('-'), out _))
+                throw Invalid("bind", b, "IP addresses such as 127.0.0.1, ::1, 0.0.0.0 or *");
+        s.Bind = bind;
+
+        int port = o.Port ?? 6379;
+        if (port < 0 || port > 65535) throw Invalid("port", o.Port, "an integer from 0 to 65535");
+        s.Port = port;
+
+        s.MemoryBytes = Memory("memory", o.Memory ?? "1gb", 1024 * 1024, long.MaxValue);
+
+        string dir = o.Dir ?? "./data";
+        if (string.IsNullOrWhiteSpace(dir) || dir.IndexOfAny(Path.GetInvalidPathChars()) >= 0)
+            throw Invalid("dir", o.Dir, "a directory path");
+        s.Dir = dir;
+
+        s.RequirePass = string.IsNullOrEmpty(o.RequirePass) ? null : o.RequirePass;
+
+        int dbs = o.Databases ?? 16;
+        if (dbs < 1 || dbs > 1024) throw Invalid("databases", o.Databases, "an integer from 1 to 1024");
+        s.Databases = dbs;
+
+        string level = (o.LogLevel ?? "notice").ToLowerInvariant();
+        if (!ConfigParameters.LogLevels.Contains(level)) throw Invalid("loglevel", o.LogLevel, string.Join(", ", ConfigParameters.LogLevels));
+        s.LogLevel = level;
+
+        int maxClients = o.MaxClients ?? 10000;
+        if (maxClients < 1) throw Invalid("maxclients", o.MaxClients, "an integer of at least 1");
+        s.MaxClients = maxClients;
+
+        int timeout = o.Timeout ?? 0;
+        if (timeout < 0) throw Invalid("timeout", o.Timeout, "0 (never) or a number of seconds");
+        s.IdleTimeoutSeconds = timeout;
+
+        s.Limits.ProtoMaxBulkLen = Memory("proto-max-bulk-len", o.ProtoMaxBulkLen ?? "512mb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 2);
+        s.Limits.QueryBufferLimit = Memory("client-query-buffer-limit", o.ClientQueryBufferLimit ?? "1gb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 1);
+        s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
+        return s;
+    }
+
+    private static long Memory(string name, string value, long min, long max)
+    {
+        if (!MemorySize.TryParse(value, out long n) || n < min || n > max)
+            throw Invalid(name, value, $"a size from {MemorySize.Format(min)} to {(max == long.MaxValue ? "any" : MemorySize.Format(max))}, e.g. 512mb or 4gb");
+        return n;
+    }
+
+    private static OptionsException Invalid(string name, object? value, string allowed) =>
+        new($"Invalid value for --{name}: '{value}'. Allowed: {allowed}.");
+}

@@ -1,0 +1,251 @@
+// CLIENT subcommands: ID, SETNAME, GETNAME, LIST, INFO, KILL, SETINFO, HELP (Redis 7.2 semantics).
+using System.Globalization;
+using System.Net;
+using System.Text;
+using Garnet.common.Resp;
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class ClientCommands
+{
+    public static void Id(RespServerSession s) => s.Writer.WriteInteger(s.Id);
+
+    public static void SetName(RespServerSession s)
+    {
+        if (TrySetName(s, s.ArgString(2))) s.Writer.WriteOk();
+    }
+
+    /// <summary>Sets (or with "" clears) the client name; writes Redis's error for invalid characters.</summary>
+    internal static bool TrySetName(RespServerSession s, string name)
+    {
+        if (!IsValidAttribute(name))
+        {
+            s.WriteError("ERR Client names cannot contain spaces, newlines or special characters.");
+            return false;
+        }
+        s.Name = name.Length == 0 ? null : name;
+        return true;
+    }
+
+    private static bool IsValidAttribute(string value)
+    {
+        foreach (char c in value)
+            if (c < '!' || c > '~') return false;
+        return true;
+    }
+
+    public static void GetName(RespServerSession s)
+    {
+        if (s.Name is null) s.Writer.WriteNull();
+        else s.Writer.WriteBulkString(s.Name);
+    }
+
+    public static void SetInfo(RespServerSession s)
+    {
+        string attr = s.ArgString(2);
+        string value = s.ArgString(3);
+        bool isName = attr.Equals("lib-name", StringComparison.OrdinalIgnoreCase);
+        if (!isName && !attr.Equals("lib-ver", StringComparison.OrdinalIgnoreCase))
+        {
+            s.WriteError($"ERR Unrecognized option '{attr}'");
+            return;
+        }
+        if (!IsValidAttribute(value))
+        {
+            s.WriteError($"ERR {attr} cannot contain spaces, newlines or special characters.");
+            return;
+        }
+        if (isName) s.LibName = value.Length == 0 ? null : value;
+        else s.LibVersion = value.Length == 0 ? null : value;
+        s.Writer.WriteOk();
+    }
+
+    public static void Info(RespServerSession s) => s.Writer.WriteVerbatimString(Describe(s));
+
+    public static void List(RespServerSession s)
+    {
+        var clients = s.Server.Clients.Snapshot();
+        int i = 2;
+        while (i < s.Argc)
+        {
+            if (s.ArgEquals(i, "TYPE"u8) && i + 1 < s.Argc)
+            {
+                string type = s.ArgString(i + 1).ToLowerInvariant();
+                if (type is not ("normal" or "master" or "replica" or "slave" or "pubsub"))
+                {
+                    s.WriteError($"ERR Unknown client type '{s.ArgString(i + 1)}'");
+                    return;
+                }
+                // Every client is a normal one until replication and pub/sub exist.
+                if (type != "normal") clients.Clear();
+                i += 2;
+            }
+            else if (s.ArgEquals(i, "ID"u8) && i + 1 < s.Argc)
+            {
+                var ids = new HashSet<long>();
+                for (i++; i < s.Argc; i++)
+                {
+                    if (!RespRequestParser.TryParseLong(s.Arg(i), out long id) || id <= 0)
+                    {
+                        s.WriteError("ERR Invalid client ID");
+                        return;
+                    }
+                    ids.Add(id);
+                }
+                clients = clients.Where(c => ids.Contains(c.Id)).ToList();
+            }
+            else
+            {
+                s.WriteError("ERR syntax error");
+                return;
+            }
+        }
+        var sb = new StringBuilder();
+        foreach (var c in clients) sb.Append(Describe(c));
+        s.Writer.WriteVerbatimString(sb.ToString());
+    }
+
+    /// <summary>One CLIENT LIST line, in Redis 7.2's field order.</summary>
+    internal static string Describe(RespServerSession c)
+    {
+        long now = Environment.TickCount64;
+        var conn = c.Connection;
+        int qbuf = conn.QueryBufferLength;
+        var sb = new StringBuilder(256);
+        sb.Append("id=").Append(c.Id)
+          .Append(" addr=").Append(FormatEndPoint(conn.RemoteEndPoint))
+          .Append(" laddr=").Append(FormatEndPoint(conn.LocalEndPoint))
+          .Append(" fd=").Append(conn.Handle)
+          .Append(" name=").Append(c.Name ?? "")
+          .Append(" age=").Append((now - c.CreatedMs) / 1000)
+          .Append(" idle=").Append((now - c.LastInteractionMs) / 1000)
+          .Append(" flags=N")
+          .Append(" db=").Append(c.Database)
+          .Append(" sub=0 psub=0 ssub=0 multi=-1")
+          .Append(" qbuf=").Append(qbuf)
+          .Append(" qbuf-free=").Append(Math.Max(0, conn.QueryBufferCapacity - qbuf))
+          .Append(" argv-mem=0 multi-mem=0")
+          .Append(" rbs=").Append(conn.QueryBufferCapacity)
+          .Append(" rbp=").Append(conn.QueryBufferCapacity)
+          .Append(" obl=0 oll=0 omem=0")
+          .Append(" tot-mem=").Append(conn.QueryBufferCapacity + c.Writer.Length + 1024)
+          .Append(" events=r")
+          .Append(" cmd=").Append(c.LastCommand)
+          .Append(" user=").Append(c.User)
+          .Append(" redir=-1")
+          .Append(" resp=").Append(c.Protocol)
+          .Append(" lib-name=").Append(c.LibName ?? "")
+          .Append(" lib-ver=").Append(c.LibVersion ?? "")
+          .Append('\n');
+        return sb.ToString();
+    }
+
+    internal static string FormatEndPoint(IPEndPoint? ep)
+    {
+        if (ep is null) return "";
+        var addr = ep.Address.IsIPv4MappedToIPv6 ? ep.Address.MapToIPv4() : ep.Address;
+        return addr + ":" + ep.Port.ToString(CultureInfo.InvariantCulture);
+    }
+
+    public static void Kill(RespServerSession s)
+    {
+        var clients = s.Server.Clients.Snapshot();
+        if (s.Argc == 3)
+        {
+            // Old form: CLIENT KILL addr:port
+            string addr = s.ArgString(2);
+            var target = clients.FirstOrDefault(c => FormatEndPoint(c.Connection.RemoteEndPoint) == addr);
+            if (target is null) { s.WriteError("ERR No such client"); return; }
+            s.Writer.WriteOk();
+            KillOne(s, target);
+            return;
+        }
+        long? id = null; string? addrFilter = null, laddrFilter = null, user = null, type = null; long maxAge = 0;
+        bool skipMe = true;
+        for (int i = 2; i < s.Argc; i += 2)
+        {
+            if (i + 1 >= s.Argc) { s.WriteError("ERR syntax error"); return; }
+            string value = s.ArgString(i + 1);
+            if (s.ArgEquals(i, "ID"u8))
+            {
+                if (!RespRequestParser.TryParseLong(s.Arg(i + 1), out long v) || v <= 0)
+                {
+                    s.WriteError("ERR client-id should be greater than 0");
+                    return;
+                }
+                id = v;
+            }
+            else if (s.ArgEquals(i, "TYPE"u8))
+            {
+                type = value.ToLowerInvariant();
+                if (type is not ("normal" or "master" or "replica" or "slave" or "pubsub"))
+                {
+                    s.WriteError($"ERR Unknown client type '{value}'");
+                    return;
+                }
+            }
+            else if (s.ArgEquals(i, "ADDR"u8)) addrFilter = value;
+            else if (s.ArgEquals(i, "LADDR"u8)) laddrFilter = value;
+            else if (s.ArgEquals(i, "USER"u8))
+            {
+                if (value != "default") { s.WriteError($"ERR No such user '{value}'"); return; }
+                user = value;
+            }
+            else if (s.ArgEquals(i, "SKIPME"u8))
+            {
+                if (s.ArgEquals(i + 1, "YES"u8)) skipMe = true;
+                else if (s.ArgEquals(i + 1, "NO"u8)) skipMe = false;
+                else { s.WriteError("ERR syntax error"); return; }
+            }
+            else if (s.ArgEquals(i, "MAXAGE"u8))
+            {
+                if (!RespRequestParser.TryParseLong(s.Arg(i + 1), out maxAge))
+                {
+                    s.WriteError("ERR value is not an integer or out of range");
+                    return;
+                }
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        long now = Environment.TickCount64;
+        var victims = clients.Where(c =>
+            (id is null || c.Id == id) &&
+            (addrFilter is null || FormatEndPoint(c.Connection.RemoteEndPoint) == addrFilter) &&
+            (laddrFilter is null || FormatEndPoint(c.Connection.LocalEndPoint) == laddrFilter) &&
+            (user is null || c.User == user) &&
+            (type is null || type == "normal") &&
+            (maxAge == 0 || (now - c.CreatedMs) / 1000 >= maxAge) &&
+            !(skipMe && c == s)).ToList();
+        s.Writer.WriteInteger(victims.Count);
+        foreach (var v in victims) KillOne(s, v);
+    }
+
+    private static void KillOne(RespServerSession self, RespServerSession target)
+    {
+        if (target == self) self.CloseAfterReply();
+        else target.Kill();
+    }
+
+    public static void Help(RespServerSession s) => HelpText.Write(s, "CLIENT",
+    [
+        "ID", "    Return the ID of the current connection.",
+        "INFO", "    Return information about the current client connection.",
+        "GETNAME", "    Return the name of the current connection.",
+        "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Kill connections by type.",
+        "    * USER <username>", "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>", "      Kill connections by client id.",
+        "    * MAXAGE <maxage>", "      Kill connections older than the specified age.",
+        "LIST [options ...]", "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Return clients of specified type.",
+        "    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
+        "SETNAME <name>", "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>", "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.", "    * LIB-VER: the client lib version.",
+    ]);
+}

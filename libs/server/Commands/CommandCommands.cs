@@ -1,0 +1,202 @@
+// COMMAND, COMMAND COUNT / INFO / DOCS / LIST / GETKEYS / HELP: introspection, all read from the command table.
+using Garnet.common.Resp;
+using Garnet.server.Session;
+using Garnet.server.Util;
+
+namespace Garnet.server.Commands;
+
+public static class CommandCommands
+{
+    private static readonly (CommandFlags flag, string name)[] s_flagNames =
+    [
+        (CommandFlags.Write, "write"), (CommandFlags.ReadOnly, "readonly"), (CommandFlags.DenyOom, "denyoom"),
+        (CommandFlags.Admin, "admin"), (CommandFlags.PubSub, "pubsub"), (CommandFlags.NoScript, "noscript"),
+        (CommandFlags.Blocking, "blocking"), (CommandFlags.Loading, "loading"), (CommandFlags.Stale, "stale"),
+        (CommandFlags.SkipMonitor, "skip_monitor"), (CommandFlags.SkipSlowlog, "skip_slowlog"), (CommandFlags.Fast, "fast"),
+        (CommandFlags.NoAuth, "no_auth"), (CommandFlags.MayReplicate, "may_replicate"), (CommandFlags.Sentinel, "sentinel"),
+        (CommandFlags.OnlySentinel, "only_sentinel"), (CommandFlags.NoMandatoryKeys, "no_mandatory_keys"),
+        (CommandFlags.Protected, "protected"), (CommandFlags.NoAsyncLoading, "no_async_loading"),
+        (CommandFlags.NoMulti, "no_multi"), (CommandFlags.MovableKeys, "movablekeys"), (CommandFlags.AllowBusy, "allow_busy"),
+    ];
+
+    private static readonly (AclCategories cat, string name)[] s_aclNames =
+    [
+        (AclCategories.Keyspace, "keyspace"), (AclCategories.Read, "read"), (AclCategories.Write, "write"),
+        (AclCategories.Set, "set"), (AclCategories.SortedSet, "sortedset"), (AclCategories.List, "list"),
+        (AclCategories.Hash, "hash"), (AclCategories.String, "string"), (AclCategories.Bitmap, "bitmap"),
+        (AclCategories.HyperLogLog, "hyperloglog"), (AclCategories.Geo, "geo"), (AclCategories.Stream, "stream"),
+        (AclCategories.PubSub, "pubsub"), (AclCategories.Admin, "admin"), (AclCategories.Fast, "fast"),
+        (AclCategories.Slow, "slow"), (AclCategories.Blocking, "blocking"), (AclCategories.Dangerous, "dangerous"),
+        (AclCategories.Connection, "connection"), (AclCategories.Transaction, "transaction"), (AclCategories.Scripting, "scripting"),
+    ];
+
+    public static IEnumerable<string> AclCategoryNames(AclCategories acl) =>
+        s_aclNames.Where(a => (acl & a.cat) != 0).Select(a => a.name);
+
+    public static void All(RespServerSession s)
+    {
+        var cmds = s.Server.Commands.Commands;
+        s.Writer.WriteArrayHeader(cmds.Count);
+        foreach (var c in cmds) WriteInfo(s.Writer, c);
+    }
+
+    public static void Count(RespServerSession s) => s.Writer.WriteInteger(s.Server.Commands.Commands.Count);
+
+    public static void Info(RespServerSession s)
+    {
+        if (s.Argc == 2) { All(s); return; }
+        s.Writer.WriteArrayHeader(s.Argc - 2);
+        for (int i = 2; i < s.Argc; i++)
+        {
+            var c = FindByFullName(s, s.ArgString(i));
+            if (c is null) s.Writer.WriteNullArray();
+            else WriteInfo(s.Writer, c);
+        }
+    }
+
+    /// <summary>Finds "get" or "client|list" style names.</summary>
+    private static CommandDefinition? FindByFullName(RespServerSession s, string name)
+    {
+        int bar = name.IndexOf('|');
+        if (bar < 0) return s.Server.Commands.Find(name);
+        var parent = s.Server.Commands.Find(name[..bar]);
+        return parent?.FindSubcommand(System.Text.Encoding.UTF8.GetBytes(name[(bar + 1)..]));
+    }
+
+    private static void WriteInfo(RespWriter w, CommandDefinition c)
+    {
+        w.WriteArrayHeader(10);
+        w.WriteBulkString(c.FullName);
+        w.WriteInteger(c.Arity);
+        var flags = s_flagNames.Where(f => (c.Flags & f.flag) != 0).Select(f => f.name).ToList();
+        w.WriteSetHeader(flags.Count);
+        foreach (var f in flags) w.WriteSimpleString(f);
+        w.WriteInteger(c.Keys.First);
+        w.WriteInteger(c.Keys.Last);
+        w.WriteInteger(c.Keys.Step);
+        var cats = AclCategoryNames(c.Acl).ToList();
+        w.WriteSetHeader(cats.Count);
+        foreach (var cat in cats) w.WriteSimpleString("@" + cat);
+        w.WriteSetHeader(c.Tips.Length);
+        foreach (var t in c.Tips) w.WriteSimpleString(t);
+        WriteKeySpecs(w, c);
+        w.WriteArrayHeader(c.Subcommands.Length);
+        foreach (var sub in c.Subcommands) WriteInfo(w, sub);
+    }
+
+    private static void WriteKeySpecs(RespWriter w, CommandDefinition c)
+    {
+        if (!c.Keys.HasKeys) { w.WriteArrayHeader(0); return; }
+        string[] flags = c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
+            : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
+        int lastKey = c.Keys.Last < 0 ? c.Keys.Last : c.Keys.Last - c.Keys.First;
+        w.WriteArrayHeader(1);
+        w.WriteMapHeader(3);
+        w.WriteBulkString("flags");
+        w.WriteSetHeader(flags.Length);
+        foreach (var f in flags) w.WriteSimpleString(f);
+        w.WriteBulkString("begin_search");
+        w.WriteMapHeader(2);
+        w.WriteBulkString("type"); w.WriteBulkString("index");
+        w.WriteBulkString("spec");
+        w.WriteMapHeader(1);
+        w.WriteBulkString("index"); w.WriteInteger(c.Keys.First);
+        w.WriteBulkString("find_keys");
+        w.WriteMapHeader(2);
+        w.WriteBulkString("type"); w.WriteBulkString("range");
+        w.WriteBulkString("spec");
+        w.WriteMapHeader(3);
+        w.WriteBulkString("lastkey"); w.WriteInteger(lastKey);
+        w.WriteBulkString("keystep"); w.WriteInteger(c.Keys.Step);
+        w.WriteBulkString("limit"); w.WriteInteger(0);
+    }
+
+    public static void Docs(RespServerSession s)
+    {
+        var list = new List<CommandDefinition>();
+        if (s.Argc == 2) list.AddRange(s.Server.Commands.Commands);
+        for (int i = 2; i < s.Argc; i++)
+        {
+            var c = FindByFullName(s, s.ArgString(i));
+            if (c is not null && !list.Contains(c)) list.Add(c);
+        }
+        s.Writer.WriteMapHeader(list.Count);
+        foreach (var c in list)
+        {
+            s.Writer.WriteBulkString(c.FullName);
+            WriteDoc(s.Writer, c);
+        }
+    }
+
+    private static void WriteDoc(RespWriter w, CommandDefinition c)
+    {
+        bool hasSubs = c.Subcommands.Length > 0;
+        w.WriteMapHeader(hasSubs ? 5 : 4);
+        w.WriteBulkString("summary"); w.WriteBulkString(c.Summary);
+        w.WriteBulkString("since"); w.WriteBulkString(c.Since);
+        w.WriteBulkString("group"); w.WriteBulkString(c.Group);
+        w.WriteBulkString("complexity"); w.WriteBulkString(c.Complexity);
+        if (hasSubs)
+        {
+            w.WriteBulkString("subcommands");
+            w.WriteMapHeader(c.Subcommands.Length);
+            foreach (var sub in c.Subcommands)
+            {
+                w.WriteBulkString(sub.FullName);
+                WriteDoc(w, sub);
+            }
+        }
+    }
+
+    public static void List(RespServerSession s)
+    {
+        var all = s.Server.Commands.Commands.SelectMany(c => new[] { c }.Concat(c.Subcommands)).ToList();
+        if (s.Argc != 2)
+        {
+            if (s.Argc != 5 || !s.ArgEquals(2, "FILTERBY"u8)) { s.WriteError("ERR syntax error"); return; }
+            string value = s.ArgString(4);
+            if (s.ArgEquals(3, "MODULE"u8)) all.Clear();
+            else if (s.ArgEquals(3, "ACLCAT"u8))
+            {
+                var cat = s_aclNames.FirstOrDefault(a => a.name.Equals(value, StringComparison.OrdinalIgnoreCase)).cat;
+                all = cat == AclCategories.None ? [] : all.Where(c => (c.Acl & cat) != 0).ToList();
+            }
+            else if (s.ArgEquals(3, "PATTERN"u8)) all = all.Where(c => GlobPattern.Matches(value, c.FullName, ignoreCase: true)).ToList();
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        s.Writer.WriteArrayHeader(all.Count);
+        foreach (var c in all) s.Writer.WriteBulkString(c.FullName);
+    }
+
+    public static void GetKeys(RespServerSession s)
+    {
+        var cmd = s.Server.Commands.Find(s.Arg(2));
+        int argc = s.Argc - 2;
+        if (cmd is not null && cmd.HasSubcommands && argc >= 2) cmd = cmd.FindSubcommand(s.Arg(3));
+        if (cmd is null) { s.WriteError("ERR Invalid command specified"); return; }
+        if (!cmd.Keys.HasKeys) { s.WriteError("ERR The command has no key arguments"); return; }
+        if (!cmd.ArityMatches(argc)) { s.WriteError("ERR Invalid number of arguments specified for command"); return; }
+        var positions = new List<int>();
+        cmd.GetKeyPositions(argc, positions);
+        if (positions.Count == 0 && (cmd.Flags & CommandFlags.NoMandatoryKeys) == 0)
+        {
+            s.WriteError("ERR Invalid arguments specified for command");
+            return;
+        }
+        s.Writer.WriteArrayHeader(positions.Count);
+        foreach (var p in positions) s.Writer.WriteBulkString(s.Arg(p + 2));
+    }
+
+    public static void Help(RespServerSession s) => HelpText.Write(s, "COMMAND",
+    [
+        "(no subcommand)", "    Return details about all Redis commands.",
+        "COUNT", "    Return the total number of commands in this Redis server.",
+        "LIST", "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all", "    commands are returned.",
+        "DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all", "    commands are returned.",
+        "GETKEYS <full-command>", "    Return the keys from a full Redis command.",
+        "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "    Return a list of all commands in this Redis server.",
+    ]);
+}

@@ -1,0 +1,111 @@
+// CommandDefinition: one row of the command table. The table is the single source of truth for a
+// command's name, arity, flags, keys, ACL categories, documentation and handler; dispatch, COMMAND
+// (INFO, DOCS, LIST, COUNT, GETKEYS) and the auth gate all read it.
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+/// <summary>Runs one command. Arguments are read through the session (Arg(i)); the reply goes to session.Writer.</summary>
+public delegate void CommandHandler(RespServerSession session);
+
+[Flags]
+public enum CommandFlags : uint
+{
+    None = 0,
+    Write = 1 << 0,
+    ReadOnly = 1 << 1,
+    DenyOom = 1 << 2,
+    Admin = 1 << 3,
+    PubSub = 1 << 4,
+    NoScript = 1 << 5,
+    Blocking = 1 << 6,
+    Loading = 1 << 7,
+    Stale = 1 << 8,
+    SkipMonitor = 1 << 9,
+    SkipSlowlog = 1 << 10,
+    Fast = 1 << 11,
+    NoAuth = 1 << 12,
+    MayReplicate = 1 << 13,
+    Sentinel = 1 << 14,
+    OnlySentinel = 1 << 15,
+    NoMandatoryKeys = 1 << 16,
+    Protected = 1 << 17,
+    NoAsyncLoading = 1 << 18,
+    NoMulti = 1 << 19,
+    MovableKeys = 1 << 20,
+    AllowBusy = 1 << 21,
+}
+
+[Flags]
+public enum AclCategories : uint
+{
+    None = 0,
+    Keyspace = 1 << 0,
+    Read = 1 << 1,
+    Write = 1 << 2,
+    Set = 1 << 3,
+    SortedSet = 1 << 4,
+    List = 1 << 5,
+    Hash = 1 << 6,
+    String = 1 << 7,
+    Bitmap = 1 << 8,
+    HyperLogLog = 1 << 9,
+    Geo = 1 << 10,
+    Stream = 1 << 11,
+    PubSub = 1 << 12,
+    Admin = 1 << 13,
+    Fast = 1 << 14,
+    Slow = 1 << 15,
+    Blocking = 1 << 16,
+    Dangerous = 1 << 17,
+    Connection = 1 << 18,
+    Transaction = 1 << 19,
+    Scripting = 1 << 20,
+}
+
+/// <summary>Legacy key positions (first, last, step) of COMMAND INFO; Last &lt; 0 counts from the end.</summary>
+public readonly record struct KeyRange(int First, int Last, int Step)
+{
+    public static readonly KeyRange None = new(0, 0, 0);
+    public bool HasKeys => First > 0;
+}
+
+public sealed class CommandDefinition
+{
+    public required string Name { get; init; }             // lower case, e.g. "get" or "setname" for a subcommand
+    public required int Arity { get; init; }               // > 0 exact argument count (with the name); < 0 at least -Arity
+    public CommandFlags Flags { get; init; }
+    public AclCategories Acl { get; init; }
+    public KeyRange Keys { get; init; } = KeyRange.None;
+    public string Group { get; init; } = "generic";
+    public string Summary { get; init; } = "";
+    public string Since { get; init; } = "1.0.0";
+    public string Complexity { get; init; } = "O(1)";
+    public string[] Tips { get; init; } = [];
+    public CommandHandler? Handler { get; init; }
+    public CommandDefinition[] Subcommands { get; internal set; } = [];
+    internal CommandLookup? SubcommandLookup { get; set; }
+
+    /// <summary>Finds a subcommand by its request bytes (case-insensitive).</summary>
+    public CommandDefinition? FindSubcommand(ReadOnlySpan<byte> name) => SubcommandLookup?.Find(name);
+
+    /// <summary>Set by the table: "client|setname" for a subcommand, else Name.</summary>
+    public string FullName { get; internal set; } = "";
+    public CommandDefinition? Parent { get; internal set; }
+    public byte[] NameUpperBytes { get; internal set; } = [];
+
+    public bool HasSubcommands => Subcommands.Length > 0;
+
+    /// <summary>Key-spec flags for COMMAND INFO (e.g. "RW", "access", "update"); derived from Flags when empty.</summary>
+    public string[] KeySpecFlags { get; init; } = [];
+
+    /// <summary>Adds the argument positions that are keys, for a request of argc arguments (legacy first/last/step).</summary>
+    public void GetKeyPositions(int argc, List<int> positions)
+    {
+        if (!Keys.HasKeys) return;
+        int last = Keys.Last < 0 ? argc + Keys.Last : Keys.Last;
+        for (int i = Keys.First; i <= last && i < argc; i += Math.Max(1, Keys.Step)) positions.Add(i);
+    }
+
+    public bool ArityMatches(int argc) => Arity >= 0 ? argc == Arity : argc >= -Arity;
+}

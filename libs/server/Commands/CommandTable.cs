@@ -1,0 +1,122 @@
+// CommandTable: every command the server knows, one row each. Adding a command = one row here plus
+// one handler in its family's file (ConnectionCommands, ClientCommands, ServerCommands, ...).
+// Invariants:
+//  - Names are unique (case-insensitive); subcommands are unique within their container.
+//  - Lookup by the raw request bytes allocates nothing.
+//  - ACL categories implied by flags (@fast/@slow, @read, @write, @admin, @dangerous, ...) are added here,
+//    so rows list only the data-type and family categories.
+using System.Text;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
+
+namespace Garnet.server.Commands;
+
+public sealed class CommandTable
+{
+    private static readonly Lazy<CommandTable> s_default = new(() => new CommandTable(Rows()));
+    public static CommandTable Default => s_default.Value;
+
+    private readonly CommandLookup _lookup;
+
+    public IReadOnlyList<CommandDefinition> Commands { get; }
+
+    public CommandTable(IEnumerable<CommandDefinition> rows)
+    {
+        var list = rows.Select(Complete).ToList();
+        Commands = list;
+        _lookup = new CommandLookup(list);
+    }
+
+    public CommandDefinition? Find(ReadOnlySpan<byte> name) => _lookup.Find(name);
+
+    public CommandDefinition? Find(string name) => _lookup.Find(Encoding.UTF8.GetBytes(name));
+
+    private static CommandDefinition Complete(CommandDefinition d) => Complete(d, null);
+
+    private static CommandDefinition Complete(CommandDefinition d, CommandDefinition? parent)
+    {
+        var acl = d.Acl;
+        acl |= d.Flags.HasFlag(Fast) ? A.Fast : A.Slow;
+        if (d.Flags.HasFlag(Write)) acl |= A.Write;
+        if (d.Flags.HasFlag(ReadOnly)) acl |= A.Read;
+        if (d.Flags.HasFlag(Admin)) acl |= A.Admin | A.Dangerous;
+        if (d.Flags.HasFlag(CommandFlags.PubSub)) acl |= A.PubSub;
+        if (d.Flags.HasFlag(CommandFlags.Blocking)) acl |= A.Blocking;
+        var subs = d.Subcommands;
+        var done = new CommandDefinition
+        {
+            Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler,
+            Subcommands = [],
+        };
+        done.Parent = parent;
+        done.FullName = parent is null ? d.Name : parent.Name + "|" + d.Name;
+        done.NameUpperBytes = Encoding.ASCII.GetBytes(d.Name.ToUpperInvariant());
+        if (subs.Length > 0)
+        {
+            var completed = subs.Select(s => Complete(s, done)).ToArray();
+            done.Subcommands = completed;
+            done.SubcommandLookup = new CommandLookup(completed);
+        }
+        return done;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The rows. Flags and categories follow Redis 7.2's command definitions.
+    // ---------------------------------------------------------------------------------------------
+    private static IEnumerable<CommandDefinition> Rows()
+    {
+        const CommandFlags connFlags = NoScript | Loading | Stale;
+        // connection
+        yield return new() { Name = "ping", Arity = -1, Flags = Fast | Sentinel, Acl = A.Connection, Group = "connection", Summary = "Returns the server's liveliness response.", Tips = ["request_policy:all_shards", "response_policy:all_succeeded"], Handler = ConnectionCommands.Ping };
+        yield return new() { Name = "echo", Arity = 2, Flags = Fast, Acl = A.Connection, Group = "connection", Summary = "Returns the given string.", Handler = ConnectionCommands.Echo };
+        yield return new() { Name = "hello", Arity = -1, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection, Group = "connection", Since = "6.0.0", Summary = "Handshakes with the Redis server.", Handler = ConnectionCommands.Hello };
+        yield return new() { Name = "auth", Arity = -2, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection, Group = "connection", Summary = "Authenticates the connection.", Complexity = "O(N) where N is the number of passwords defined for the user", Handler = ConnectionCommands.Auth };
+        yield return new() { Name = "select", Arity = 2, Flags = Loading | Stale | Fast, Acl = A.Connection, Group = "connection", Summary = "Changes the selected database.", Handler = ConnectionCommands.Select };
+        yield return new() { Name = "quit", Arity = -1, Flags = AllowBusy | NoScript | Loading | Stale | Fast | NoAuth, Acl = A.Connection, Group = "connection", Summary = "Closes the connection.", Handler = ConnectionCommands.Quit };
+        yield return new() { Name = "reset", Arity = 1, Flags = NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, Acl = A.Connection, Group = "connection", Since = "6.2.0", Summary = "Resets the connection.", Handler = ConnectionCommands.Reset };
+        yield return new()
+        {
+            Name = "client", Arity = -2, Acl = A.Slow, Group = "connection", Since = "2.4.0", Summary = "A container for client connection commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "id", Arity = 2, Flags = connFlags, Acl = A.Connection, Since = "5.0.0", Summary = "Returns the unique client ID of the connection.", Handler = ClientCommands.Id },
+                new() { Name = "setname", Arity = 3, Flags = connFlags, Acl = A.Connection, Since = "2.6.9", Summary = "Sets the connection name.", Handler = ClientCommands.SetName },
+                new() { Name = "getname", Arity = 2, Flags = connFlags, Acl = A.Connection, Since = "2.6.9", Summary = "Returns the name of the connection.", Handler = ClientCommands.GetName },
+                new() { Name = "list", Arity = -2, Flags = Admin | connFlags, Acl = A.Connection, Since = "2.4.0", Summary = "Lists open connections.", Complexity = "O(N) where N is the number of client connections", Tips = ["nondeterministic_output"], Handler = ClientCommands.List },
+                new() { Name = "info", Arity = 2, Flags = connFlags, Acl = A.Connection, Since = "6.2.0", Summary = "Returns information about the connection.", Tips = ["nondeterministic_output"], Handler = ClientCommands.Info },
+                new() { Name = "kill", Arity = -3, Flags = Admin | connFlags, Acl = A.Connection, Since = "2.4.0", Summary = "Terminates open connections.", Complexity = "O(N) where N is the number of client connections", Handler = ClientCommands.Kill },
+                new() { Name = "setinfo", Arity = 4, Flags = connFlags, Acl = A.Connection, Since = "7.2.0", Summary = "Sets information specific to the client or connection.", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ClientCommands.SetInfo },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Connection, Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = ClientCommands.Help },
+            ],
+        };
+        // server
+        yield return new() { Name = "time", Arity = 1, Flags = Loading | Stale | Fast, Group = "server", Since = "2.6.0", Summary = "Returns the server time.", Tips = ["nondeterministic_output"], Handler = ServerCommands.Time };
+        yield return new() { Name = "info", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Dangerous, Group = "server", Summary = "Returns information and statistics about the server.", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = ServerCommands.Info };
+        yield return new() { Name = "shutdown", Arity = -1, Flags = Admin | NoScript | Loading | Stale | NoMulti | Sentinel | AllowBusy, Group = "server", Summary = "Synchronously saves the database(s) to disk and shuts down the Redis server.", Complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", Handler = ServerCommands.Shutdown };
+        yield return new()
+        {
+            Name = "config", Arity = -2, Acl = A.Slow, Group = "server", Since = "2.0.0", Summary = "A container for server configuration commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "get", Arity = -3, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Returns the effective values of configuration parameters.", Complexity = "O(N) when N is the number of configuration parameters provided", Handler = ConfigCommands.Get },
+                new() { Name = "set", Arity = -4, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Sets configuration parameters in-flight.", Complexity = "O(N) when N is the number of configuration parameters provided", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ConfigCommands.Set },
+                new() { Name = "resetstat", Arity = 2, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Resets the server's statistics.", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ConfigCommands.ResetStat },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = ConfigCommands.Help },
+            ],
+        };
+        yield return new()
+        {
+            Name = "command", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Connection, Group = "server", Since = "2.8.13", Summary = "Returns detailed information about all commands.", Complexity = "O(N) where N is the total number of Redis commands", Tips = ["nondeterministic_output_order"], Handler = CommandCommands.All,
+            Subcommands =
+            [
+                new() { Name = "count", Arity = 2, Flags = Loading | Stale, Acl = A.Connection, Since = "2.8.13", Summary = "Returns a count of commands.", Handler = CommandCommands.Count },
+                new() { Name = "docs", Arity = -2, Flags = Loading | Stale, Acl = A.Connection, Since = "7.0.0", Summary = "Returns documentary information about one, multiple or all commands.", Complexity = "O(N) where N is the number of commands to look up", Tips = ["nondeterministic_output_order"], Handler = CommandCommands.Docs },
+                new() { Name = "info", Arity = -2, Flags = Loading | Stale, Acl = A.Connection, Since = "2.8.13", Summary = "Returns information about one, multiple or all commands.", Complexity = "O(N) where N is the number of commands to look up", Tips = ["nondeterministic_output_order"], Handler = CommandCommands.Info },
+                new() { Name = "list", Arity = -2, Flags = Loading | Stale, Acl = A.Connection, Since = "7.0.0", Summary = "Returns a list of command names.", Complexity = "O(N) where N is the total number of Redis commands", Tips = ["nondeterministic_output_order"], Handler = CommandCommands.List },
+                new() { Name = "getkeys", Arity = -3, Flags = Loading | Stale, Acl = A.Connection, Since = "2.8.13", Summary = "Extracts the key names from an arbitrary command.", Complexity = "O(N) where N is the number of arguments to the command", Handler = CommandCommands.GetKeys },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Connection, Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = CommandCommands.Help },
+            ],
+        };
+    }
+}

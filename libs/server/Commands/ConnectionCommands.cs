@@ -1,0 +1,158 @@
+// Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET (Redis 7.2 semantics and errors).
+using System.Security.Cryptography;
+using System.Text;
+using Garnet.common.Resp;
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class ConnectionCommands
+{
+    /// <summary>The Redis version we are compatible with, as HELLO and INFO report it.</summary>
+    public const string CompatibleRedisVersion = "7.2.5";
+
+    public static void Ping(RespServerSession s)
+    {
+        if (s.Argc > 2) { s.WriteError("ERR wrong number of arguments for 'ping' command"); return; }
+        if (s.Argc == 1) s.Writer.WriteRaw("+PONG\r\n"u8);
+        else s.Writer.WriteBulkString(s.Arg(1));
+    }
+
+    public static void Echo(RespServerSession s) => s.Writer.WriteBulkString(s.Arg(1));
+
+    public static void Hello(RespServerSession s)
+    {
+        int next = 1;
+        long version = 0;
+        if (s.Argc >= 2)
+        {
+            if (!RespRequestParser.TryParseLong(s.Arg(1), out version))
+            {
+                s.WriteError("ERR Protocol version is not an integer or out of range");
+                return;
+            }
+            next = 2;
+            if (version < 2 || version > 3)
+            {
+                s.WriteError("NOPROTO unsupported protocol version");
+                return;
+            }
+        }
+        string? user = null, pass = null, name = null;
+        for (int j = next; j < s.Argc; j++)
+        {
+            int more = s.Argc - 1 - j;
+            if (s.ArgEquals(j, "AUTH"u8) && more >= 2)
+            {
+                user = s.ArgString(j + 1);
+                pass = s.ArgString(j + 2);
+                j += 2;
+            }
+            else if (s.ArgEquals(j, "SETNAME"u8) && more >= 1)
+            {
+                name = s.ArgString(j + 1);
+                j++;
+            }
+            else
+            {
+                s.WriteError($"ERR Syntax error in HELLO option '{s.ArgString(j)}'");
+                return;
+            }
+        }
+        if (user is not null && !TryAuthenticate(s, user, pass!)) return;
+        if (!s.Authenticated)
+        {
+            s.WriteError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+            return;
+        }
+        if (name is not null && !ClientCommands.TrySetName(s, name)) return;
+        if (version != 0) s.Protocol = (int)version;
+
+        var w = s.Writer;
+        w.WriteMapHeader(7);
+        w.WriteBulkString("server"); w.WriteBulkString("redis");
+        w.WriteBulkString("version"); w.WriteBulkString(CompatibleRedisVersion);
+        w.WriteBulkString("proto"); w.WriteInteger(s.Protocol);
+        w.WriteBulkString("id"); w.WriteInteger(s.Id);
+        w.WriteBulkString("mode"); w.WriteBulkString("standalone");
+        w.WriteBulkString("role"); w.WriteBulkString("master");
+        w.WriteBulkString("modules"); w.WriteArrayHeader(0);
+    }
+
+    public static void Auth(RespServerSession s)
+    {
+        if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
+        string user, pass;
+        if (s.Argc == 2)
+        {
+            if (!s.Settings.PasswordRequired)
+            {
+                s.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
+                return;
+            }
+            user = "default";
+            pass = s.ArgString(1);
+        }
+        else
+        {
+            user = s.ArgString(1);
+            pass = s.ArgString(2);
+        }
+        if (TryAuthenticate(s, user, pass)) s.Writer.WriteOk();
+    }
+
+    /// <summary>Checks a user/password pair (only the default user exists until ACLs land). Writes WRONGPASS on failure.</summary>
+    internal static bool TryAuthenticate(RespServerSession s, string user, string pass)
+    {
+        bool ok = user == "default" && PasswordMatches(s.Settings.RequirePass, pass);
+        if (!ok)
+        {
+            s.WriteError("WRONGPASS invalid username-password pair or user is disabled.");
+            return false;
+        }
+        s.User = user;
+        s.Authenticated = true;
+        return true;
+    }
+
+    private static bool PasswordMatches(string? required, string given)
+    {
+        if (string.IsNullOrEmpty(required)) return true; // the default user is "nopass"
+        // Compare digests in constant time, as Redis does, so timing reveals nothing about the password.
+        var a = SHA256.HashData(Encoding.UTF8.GetBytes(required));
+        var b = SHA256.HashData(Encoding.UTF8.GetBytes(given));
+        return CryptographicOperations.FixedTimeEquals(a, b);
+    }
+
+    public static void Select(RespServerSession s)
+    {
+        if (!RespRequestParser.TryParseLong(s.Arg(1), out long db) || db < int.MinValue || db > int.MaxValue)
+        {
+            s.WriteError("ERR value is not an integer or out of range");
+            return;
+        }
+        if (db < 0 || db >= s.Settings.Databases)
+        {
+            s.WriteError("ERR DB index is out of range");
+            return;
+        }
+        s.Database = (int)db;
+        s.Writer.WriteOk();
+    }
+
+    public static void Quit(RespServerSession s)
+    {
+        s.Writer.WriteOk();
+        s.CloseAfterReply();
+    }
+
+    public static void Reset(RespServerSession s)
+    {
+        s.Database = 0;
+        s.Protocol = 2;
+        s.Name = null;
+        s.User = "default";
+        s.Authenticated = !s.Settings.PasswordRequired;
+        s.Writer.WriteSimpleString("RESET"u8);
+    }
+}

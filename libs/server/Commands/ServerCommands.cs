@@ -1,0 +1,49 @@
+// Server commands: TIME, INFO, SHUTDOWN.
+using Garnet.server.Metrics;
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class ServerCommands
+{
+    public static void Time(RespServerSession s)
+    {
+        long micros = (DateTimeOffset.UtcNow - DateTimeOffset.UnixEpoch).Ticks / 10;
+        s.Writer.WriteArrayHeader(2);
+        s.Writer.WriteBulkString(micros / 1_000_000);
+        s.Writer.WriteBulkString(micros % 1_000_000);
+    }
+
+    public static void Info(RespServerSession s)
+    {
+        var sections = new List<string>();
+        for (int i = 1; i < s.Argc; i++) sections.Add(s.ArgString(i));
+        s.Writer.WriteVerbatimString(InfoBuilder.Build(s.Server, sections));
+    }
+
+    public static void Shutdown(RespServerSession s)
+    {
+        bool save = false, nosave = false, abort = false;
+        for (int i = 1; i < s.Argc; i++)
+        {
+            if (s.ArgEquals(i, "NOSAVE"u8)) nosave = true;
+            else if (s.ArgEquals(i, "SAVE"u8)) save = true;
+            else if (s.ArgEquals(i, "NOW"u8) || s.ArgEquals(i, "FORCE"u8)) { }
+            else if (s.ArgEquals(i, "ABORT"u8)) abort = true;
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        if ((save && nosave) || (abort && s.Argc != 2))
+        {
+            s.WriteError("ERR syntax error");
+            return;
+        }
+        if (abort)
+        {
+            s.WriteError("ERR No shutdown in progress.");
+            return;
+        }
+        // No reply on success: the server goes away, as Redis does.
+        s.Server.RequestShutdown();
+        s.CloseAfterReply();
+    }
+}

@@ -1,0 +1,141 @@
+// RespServer: the running server. Owns the listeners, the command table, the client registry, the
+// statistics and the housekeeping timer; builds a session for each accepted connection.
+// Invariants:
+//  - Start() binds every address or fails as a whole (nothing left listening).
+//  - Stop() first stops accepting, then asks every connection to close after its current batch,
+//    then waits (bounded) for them to finish.
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using Garnet.common.Networking;
+using Garnet.server.Clients;
+using Garnet.server.Commands;
+using Garnet.server.Metrics;
+using Garnet.server.Session;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Garnet.server;
+
+public sealed class RespServer : IDisposable
+{
+    private readonly List<TcpListenerLoop> _listeners = new();
+    private readonly ILogger _logger;
+    private Timer? _housekeeping;
+    private int _stopped;
+
+    public RespServer(ServerSettings settings, ILoggerFactory? loggerFactory = null)
+    {
+        Settings = settings;
+        LoggerFactory = loggerFactory ?? NullLoggerFactory.Instance;
+        _logger = LoggerFactory.CreateLogger("Garnet.Server");
+        Clients = new ClientRegistry();
+        Stats = new ServerStatistics(Clients);
+        Commands = CommandTable.Default;
+        RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+    }
+
+    public ServerSettings Settings { get; }
+    public ILoggerFactory LoggerFactory { get; }
+    public ClientRegistry Clients { get; }
+    public ServerStatistics Stats { get; }
+    public CommandTable Commands { get; }
+    public string RunId { get; }
+    public IReadOnlyList<IPEndPoint> EndPoints => _listeners.Select(l => l.LocalEndPoint).ToList();
+
+    /// <summary>Raised (once) when a client runs SHUTDOWN; the host stops the server in response.</summary>
+    public event Action? ShutdownRequested;
+    private int _shutdownRaised;
+
+    internal void RequestShutdown()
+    {
+        if (Interlocked.Exchange(ref _shutdownRaised, 1) == 0)
+        {
+            _logger.LogWarning("User requested shutdown...");
+            var handler = ShutdownRequested;
+            if (handler is null) ThreadPool.QueueUserWorkItem(_ => Stop());
+            else ThreadPool.QueueUserWorkItem(_ => handler());
+        }
+    }
+
+    public void Start()
+    {
+        try
+        {
+            foreach (var address in Settings.Bind)
+            {
+                var ip = address switch
+                {
+                    "*" => IPAddress.Any,
+                    "-::*" or "::*" => IPAddress.IPv6Any,
+                    _ => IPAddress.Parse(address.TrimStart('-')),
+                };
+                var listener = new TcpListenerLoop(new IPEndPoint(ip, Settings.Port), OnAccept, _logger);
+                _listeners.Add(listener);
+            }
+        }
+        catch
+        {
+            foreach (var l in _listeners) l.Dispose();
+            _listeners.Clear();
+            throw;
+        }
+        foreach (var l in _listeners)
+        {
+            l.Start();
+            _logger.LogInformation("Ready to accept connections on {EndPoint}", l.LocalEndPoint);
+        }
+        _housekeeping = new Timer(_ => Housekeeping(), null, 100, 100);
+    }
+
+    private long _housekeepingRuns;
+
+    private void Housekeeping()
+    {
+        try
+        {
+            Stats.Sample();
+            if (++_housekeepingRuns % 10 == 0 && Settings.IdleTimeoutSeconds > 0)
+            {
+                long limitMs = Settings.IdleTimeoutSeconds * 1000L;
+                long now = Environment.TickCount64;
+                foreach (var s in Clients.Snapshot())
+                    if (now - s.LastInteractionMs > limitMs) { _logger.LogDebug("Closing idle client {Id}", s.Id); s.Kill(); }
+            }
+        }
+        catch (Exception ex) { _logger.LogError(ex, "Housekeeping failed"); }
+    }
+
+    private static readonly byte[] s_maxClientsError = Encoding.ASCII.GetBytes("-ERR max number of clients reached\r\n");
+
+    private void OnAccept(Socket socket)
+    {
+        Stats.ConnectionReceived();
+        if (Volatile.Read(ref _stopped) != 0) { socket.Dispose(); return; }
+        if (Clients.Count >= Settings.MaxClients)
+        {
+            Stats.ConnectionRejected();
+            try { socket.Send(s_maxClientsError); } catch { }
+            socket.Dispose();
+            return;
+        }
+        var connection = new ClientConnection(socket, Settings.Limits, _logger);
+        var session = new RespServerSession(this, connection);
+        Clients.Add(session);
+        _ = connection.RunAsync(session);
+    }
+
+    /// <summary>Stops accepting, lets in-flight batches finish, closes every connection.</summary>
+    public void Stop(TimeSpan? grace = null)
+    {
+        if (Interlocked.Exchange(ref _stopped, 1) != 0) return;
+        _housekeeping?.Dispose();
+        foreach (var l in _listeners) l.Dispose();
+        foreach (var s in Clients.Snapshot()) s.Kill();
+        var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
+        while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+        _logger.LogInformation("Server stopped");
+    }
+
+    public void Dispose() => Stop();
+}

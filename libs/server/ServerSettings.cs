@@ -1,0 +1,33 @@
+// ServerSettings: the server's configuration at run time. The host fills it from options at start;
+// CONFIG SET changes the mutable ones (ConfigParameters lists which). Reads are plain field reads:
+// a change is seen by other connections at their next request.
+using Garnet.common.Resp;
+
+namespace Garnet.server;
+
+public sealed class ServerSettings
+{
+    public string[] Bind { get; set; } = ["127.0.0.1"];
+    public int Port { get; set; } = 6379;
+    /// <summary>Memory budget of the store in bytes (--memory / maxmemory).</summary>
+    public long MemoryBytes { get; set; } = 1024L * 1024 * 1024;
+    /// <summary>Data directory for log segments, checkpoints and AOF.</summary>
+    public string Dir { get; set; } = "./data";
+    /// <summary>Password of the default user; null or empty means none.</summary>
+    public volatile string? RequirePass;
+    public int Databases { get; set; } = 16;
+    /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>
+    public volatile string LogLevel = "notice";
+    public RespLimits Limits { get; } = new();
+    /// <summary>maxclients: connections beyond this are refused with an error.</summary>
+    public volatile int MaxClients = 10000;
+    /// <summary>timeout: close a client idle this many seconds (0 = never).</summary>
+    public volatile int IdleTimeoutSeconds;
+    /// <summary>client-output-buffer-limit for normal clients: hard limit in bytes (0 = none), soft limit, soft seconds.</summary>
+    public long OutputBufferHardLimit, OutputBufferSoftLimit;
+    public int OutputBufferSoftSeconds;
+    /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
+    public Action<string>? LogLevelChanged { get; set; }
+
+    public bool PasswordRequired => !string.IsNullOrEmpty(RequirePass);
+}

@@ -1,0 +1,193 @@
+// RespServerSession: the state of one client connection and the request loop that runs its commands.
+// Invariants:
+//  - Only the connection's own thread calls Process/handlers; other threads read the public
+//    properties (CLIENT LIST, INFO) racily, which is fine for figures, and call Kill().
+//  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
+//    valid only while the current command runs: handlers copy what they keep.
+//  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity,
+//    authentication.
+using System.Text;
+using Garnet.common.Networking;
+using Garnet.common.Resp;
+using Garnet.server.Commands;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.server.Session;
+
+public sealed class RespServerSession : IRequestHandler
+{
+    /// <summary>Replies beyond this size are sent before more requests run.</summary>
+    public const int FlushThreshold = 64 * 1024;
+
+    private readonly RespRequestParser _parser;
+    private readonly ClientConnection _connection;
+    private byte[] _input = Array.Empty<byte>();
+    private int _inputStart;
+    private bool _closeAfterReply;
+    private bool _killed;
+
+    public RespServerSession(RespServer server, ClientConnection connection)
+    {
+        Server = server;
+        _connection = connection;
+        _parser = new RespRequestParser(server.Settings.Limits);
+        Id = server.Clients.NextId();
+        CreatedMs = LastInteractionMs = Environment.TickCount64;
+        Authenticated = !server.Settings.PasswordRequired;
+        connection.OutputBufferHardLimit = server.Settings.OutputBufferHardLimit;
+    }
+
+    public RespServer Server { get; }
+    public ServerSettings Settings => Server.Settings;
+    public RespWriter Writer { get; } = new();
+    public RespWriter Output => Writer;
+    public long MinBytesHint => _parser.MinBytesHint;
+    public ClientConnection Connection => _connection;
+
+    // ---- client state (CLIENT LIST fields) ----
+    public long Id { get; }
+    public string? Name { get; set; }
+    public string? LibName { get; set; }
+    public string? LibVersion { get; set; }
+    public int Database { get; set; }
+    public string User { get; set; } = "default";
+    public long CreatedMs { get; }
+    public long LastInteractionMs { get; private set; }
+    public string LastCommand { get; private set; } = "NULL";
+    public int Protocol { get => Writer.Protocol; set => Writer.Protocol = value; }
+
+    private bool _authenticated;
+    public bool Authenticated
+    {
+        get => _authenticated;
+        set { _authenticated = value; _parser.Authenticated = value; }
+    }
+
+    // ---- counters, summed by ServerStatistics ----
+    private long _commands, _errors;
+    public long CommandsProcessed => Volatile.Read(ref _commands);
+    public long ErrorReplies => Volatile.Read(ref _errors);
+    public long NetInputBytes => _connection.BytesIn;
+    public long NetOutputBytes => _connection.BytesOut;
+
+    // ---- arguments of the running command ----
+    /// <summary>Number of arguments including the command name.</summary>
+    public int Argc => _parser.ArgCount;
+
+    public ReadOnlySpan<byte> Arg(int index)
+    {
+        if (_parser.ArgsInScratch) return _parser.GetArg(index, default);
+        var s = _parser.GetSlice(index);
+        return new ReadOnlySpan<byte>(_input, _inputStart + s.Offset, s.Length);
+    }
+
+    public string ArgString(int index) => Encoding.UTF8.GetString(Arg(index));
+
+    public bool ArgEquals(int index, ReadOnlySpan<byte> upperAscii) => Ascii.EqualsIgnoreCase(Arg(index), upperAscii);
+
+    /// <summary>Writes an error reply (text starts with its code, e.g. "ERR ...") and counts it.</summary>
+    public void WriteError(string message)
+    {
+        _errors++;
+        Writer.WriteError(message);
+    }
+
+    /// <summary>Send the replies written so far, then close the connection.</summary>
+    public void CloseAfterReply() => _closeAfterReply = true;
+
+    /// <summary>Closes the connection from any thread (CLIENT KILL, timeout, shutdown).</summary>
+    public void Kill()
+    {
+        _killed = true;
+        _connection.Close();
+    }
+
+    public ProcessResult Process(InputBuffer input)
+    {
+        while (true)
+        {
+            if (_killed) return ProcessResult.Close;
+            if (Writer.Length >= FlushThreshold) return ProcessResult.FlushAndContinue;
+            var status = _parser.TryParse(input.Unconsumed, out int consumed);
+            switch (status)
+            {
+                case ParseStatus.Incomplete:
+                    return ProcessResult.NeedMoreData;
+                case ParseStatus.Empty:
+                    input.Start += consumed;
+                    continue;
+                case ParseStatus.ProtocolError:
+                    WriteError("ERR " + _parser.Error);
+                    Server.LoggerFactory.CreateLogger("Garnet.Session").LogDebug("Protocol error from client {Id}: {Error}", Id, _parser.Error);
+                    return ProcessResult.Close;
+            }
+            _input = input.Data;
+            _inputStart = input.Start;
+            Execute();
+            input.Start += consumed;
+            if (_closeAfterReply) return ProcessResult.Close;
+        }
+    }
+
+    private void Execute()
+    {
+        LastInteractionMs = Environment.TickCount64;
+        var name = Arg(0);
+        var cmd = Server.Commands.Find(name);
+        if (cmd is null)
+        {
+            if (Ascii.EqualsIgnoreCase(name, "POST"u8) || Ascii.EqualsIgnoreCase(name, "HOST:"u8))
+            {
+                Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning(
+                    "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. Connection aborted.");
+                _closeAfterReply = true;
+                return;
+            }
+            WriteUnknownCommand();
+            return;
+        }
+        if (cmd.HasSubcommands && Argc >= 2)
+        {
+            var sub = cmd.FindSubcommand(Arg(1));
+            if (sub is null)
+            {
+                WriteError($"ERR unknown subcommand '{Truncate(ArgString(1), 128)}'. Try {cmd.Name.ToUpperInvariant()} HELP.");
+                return;
+            }
+            cmd = sub;
+        }
+        LastCommand = cmd.FullName;
+        if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
+        {
+            WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
+            return;
+        }
+        if (!Authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0)
+        {
+            WriteError("NOAUTH Authentication required.");
+            return;
+        }
+        _commands++;
+        cmd.Handler(this);
+    }
+
+    private void WriteUnknownCommand()
+    {
+        var args = new StringBuilder();
+        for (int i = 1; i < Argc && args.Length < 128; i++)
+            args.Append('\'').Append(Truncate(ArgString(i), 128 - args.Length)).Append("' ");
+        WriteError($"ERR unknown command '{Truncate(ArgString(0), 128)}', with args beginning with: {args}");
+    }
+
+    private static string Truncate(string s, int max) => s.Length <= max ? s : s[..max];
+
+    public void OnClosed()
+    {
+        Server.Clients.Remove(this);
+        Server.Stats.Retire(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes);
+        Writer.Dispose();
+    }
+
+    /// <summary>Trims buffers held for one large request once the connection is idle.</summary>
+    public void TrimIdle() => _parser.Trim();
+}

@@ -1,0 +1,72 @@
+// The GarnetServer executable: options (command line + --config file) -> validated settings -> a generic host
+// that runs the server until Ctrl-C, SIGTERM or the SHUTDOWN command.
+using Garnet;
+using Garnet.Options;
+using Garnet.server;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+GarnetServerOptions? options;
+ServerSettings settings;
+List<string> ignored;
+try
+{
+    options = OptionsParser.Parse(args, Console.Out, out int exitCode, out ignored);
+    if (options is null) return exitCode;
+    settings = SettingsBuilder.Build(options);
+}
+catch (OptionsException ex)
+{
+    Console.Error.WriteLine(ex.Message);
+    return 1;
+}
+
+var levelSwitch = new LogLevelSwitch(settings.LogLevel);
+settings.LogLevelChanged = levelSwitch.Set;
+
+var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = [], ContentRootPath = AppContext.BaseDirectory });
+builder.Logging.ClearProviders();
+builder.Logging.SetMinimumLevel(LogLevel.Trace);
+builder.Logging.AddFilter((_, _, level) => levelSwitch.IsEnabled(level));
+builder.Logging.AddSimpleConsole(o => { o.SingleLine = true; o.TimestampFormat = "HH:mm:ss.fff "; });
+builder.Services.AddSingleton(settings);
+builder.Services.AddHostedService(sp => new GarnetHostedService(
+    new GarnetServer(settings, sp.GetRequiredService<ILoggerFactory>()),
+    sp.GetRequiredService<IHostApplicationLifetime>(),
+    sp.GetRequiredService<ILogger<GarnetHostedService>>(),
+    ignored));
+
+using var host = builder.Build();
+try
+{
+    await host.RunAsync();
+}
+catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOException or UnauthorizedAccessException)
+{
+    Console.Error.WriteLine($"Could not start: {ex.Message}");
+    return 1;
+}
+return 0;
+
+sealed class GarnetHostedService(GarnetServer server, IHostApplicationLifetime lifetime, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
+{
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        foreach (var d in ignoredConfig) logger.LogWarning("Config directive not supported, ignored: {Directive}", d);
+        server.ShutdownRequested += lifetime.StopApplication;
+        server.Start();
+        logger.LogInformation("Garnet (independent implementation) {Version} ready: {EndPoints}, memory budget {Memory} bytes, data dir {Dir}",
+            typeof(GarnetServer).Assembly.GetName().Version?.ToString(3), string.Join(", ", server.EndPoints), server.Settings.MemoryBytes,
+            Path.GetFullPath(server.Settings.Dir));
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken)
+    {
+        logger.LogInformation("Shutting down: no new connections, finishing in-flight requests");
+        server.Stop(TimeSpan.FromSeconds(5));
+        server.Dispose();
+        return Task.CompletedTask;
+    }
+}
