@@ -65,7 +65,7 @@ public static class ClientCommands
 
     public static void List(RespServerSession s)
     {
-        var clients = s.Server.Clients.Snapshot();
+        var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();
         int i = 2;
         while (i < s.Argc)
         {
@@ -150,7 +150,7 @@ public static class ClientCommands
 
     public static void Kill(RespServerSession s)
     {
-        var clients = s.Server.Clients.Snapshot();
+        var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();
         if (s.Argc == 3)
         {
             // Old form: CLIENT KILL addr:port

@@ -24,7 +24,7 @@ public sealed class RespServerSession : IRequestHandler
     private byte[] _input = Array.Empty<byte>();
     private int _inputStart;
     private bool _closeAfterReply;
-    private bool _killed;
+    private volatile bool _killed;
 
     public RespServerSession(RespServer server, ClientConnection connection)
     {
@@ -94,6 +94,9 @@ public sealed class RespServerSession : IRequestHandler
 
     /// <summary>Send the replies written so far, then close the connection.</summary>
     public void CloseAfterReply() => _closeAfterReply = true;
+
+    /// <summary>True once Kill was called: the client is on its way out and no longer listed.</summary>
+    public bool IsKilled => _killed || _connection.IsClosed;
 
     /// <summary>Closes the connection from any thread (CLIENT KILL, timeout, shutdown).</summary>
     public void Kill()

@@ -1,0 +1,121 @@
+using Garnet.client;
+using Garnet.server.Commands;
+
+namespace Garnet.test;
+
+[TestFixture]
+public class CommandTableTests
+{
+    private TestServer _server = null!;
+
+    [OneTimeSetUp] public void Start() => _server = new TestServer();
+    [OneTimeTearDown] public void Stop() => _server.Dispose();
+
+    [Test]
+    public void EveryRowIsRunnable()
+    {
+        foreach (var c in CommandTable.Default.Commands)
+        {
+            Assert.That(c.Handler is not null || c.HasSubcommands, $"{c.Name} has no handler");
+            foreach (var s in c.Subcommands)
+            {
+                Assert.That(s.Handler, Is.Not.Null, $"{s.FullName} has no handler");
+                Assert.That(s.Arity, Is.Not.InRange(-1, 1), $"{s.FullName} arity must count the container and subcommand");
+            }
+            Assert.That(c.Acl & (AclCategories.Fast | AclCategories.Slow), Is.Not.EqualTo(AclCategories.None));
+        }
+    }
+
+    [Test]
+    public void CountInfoListAgree()
+    {
+        using var c = _server.Client();
+        long count = c.Execute("COMMAND", "COUNT").Integer;
+        Assert.That(count, Is.EqualTo(CommandTable.Default.Commands.Count));
+        var all = c.Execute("COMMAND");
+        Assert.That(all.Elements, Has.Length.EqualTo(count));
+        var list = c.Execute("COMMAND", "LIST").Elements!.Select(e => e.Text).ToList();
+        Assert.That(list, Does.Contain("ping").And.Contain("client|kill").And.Contain("config|get"));
+        Assert.That(list, Has.Count.EqualTo(CommandTable.Default.Commands.Sum(x => 1 + x.Subcommands.Length)));
+    }
+
+    [Test]
+    public void InfoShape()
+    {
+        using var c = _server.Client();
+        var v = c.Execute("COMMAND", "INFO", "ping", "nosuch", "client|setname");
+        Assert.That(v.Elements, Has.Length.EqualTo(3));
+        var ping = v.Elements![0].Elements!;
+        Assert.That(ping, Has.Length.EqualTo(10));
+        Assert.That(ping[0].Text, Is.EqualTo("ping"));
+        Assert.That(ping[1].Integer, Is.EqualTo(-1));
+        Assert.That(ping[2].Elements!.Select(e => e.Text), Is.EquivalentTo(new[] { "fast", "sentinel" }));
+        Assert.That(ping[6].Elements!.Select(e => e.Text), Is.EquivalentTo(new[] { "@fast", "@connection" }));
+        Assert.That(v.Elements[1].IsNull);
+        Assert.That(v.Elements[2].Elements![0].Text, Is.EqualTo("client|setname"));
+        Assert.That(v.Elements[2].Elements![1].Integer, Is.EqualTo(3));
+
+        var client = c.Execute("COMMAND", "INFO", "CLIENT").Elements![0].Elements!;
+        var subs = client[9].Elements!.Select(e => e.Elements![0].Text).ToList();
+        Assert.That(subs, Does.Contain("client|list").And.Contain("client|kill"));
+        var list = client[9].Elements!.First(e => e.Elements![0].Text == "client|list").Elements!;
+        Assert.That(list[6].Elements!.Select(e => e.Text), Is.SupersetOf(new[] { "@admin", "@slow", "@dangerous", "@connection" }));
+    }
+
+    [Test]
+    public void Docs()
+    {
+        using var c = _server.Client();
+        var m = RespAssert.Map(c.Execute("COMMAND", "DOCS", "echo", "nosuch", "config"));
+        Assert.That(m.Keys, Is.EquivalentTo(new[] { "echo", "config" }));
+        var echo = RespAssert.Map(m["echo"]);
+        Assert.That(echo["summary"].Text, Is.EqualTo("Returns the given string."));
+        Assert.That(echo["group"].Text, Is.EqualTo("connection"));
+        var config = RespAssert.Map(m["config"]);
+        Assert.That(RespAssert.Map(config["subcommands"]).Keys, Does.Contain("config|set"));
+        Assert.That(RespAssert.Map(c.Execute("COMMAND", "DOCS")).Count, Is.EqualTo(CommandTable.Default.Commands.Count));
+    }
+
+    [Test]
+    public void ListFilters()
+    {
+        using var c = _server.Client();
+        var byPattern = c.Execute("COMMAND", "LIST", "FILTERBY", "PATTERN", "c*").Elements!.Select(e => e.Text).ToList();
+        Assert.That(byPattern, Does.Contain("client").And.Contain("config").And.Contain("command").And.Not.Contain("ping"));
+        var admin = c.Execute("COMMAND", "LIST", "FILTERBY", "ACLCAT", "admin").Elements!.Select(e => e.Text).ToList();
+        Assert.That(admin, Does.Contain("shutdown").And.Contain("config|set").And.Not.Contain("ping"));
+        Assert.That(c.Execute("COMMAND", "LIST", "FILTERBY", "MODULE", "x").Elements, Is.Empty);
+        RespAssert.Error(c.Execute("COMMAND", "LIST", "FILTERBY", "COLOR", "x"), "ERR syntax error");
+    }
+
+    [Test]
+    public void GetKeys()
+    {
+        using var c = _server.Client();
+        RespAssert.Error(c.Execute("COMMAND", "GETKEYS", "nosuch", "k"), "ERR Invalid command specified");
+        RespAssert.Error(c.Execute("COMMAND", "GETKEYS", "echo", "x"), "ERR The command has no key arguments");
+        RespAssert.Error(c.Execute("COMMAND", "GETKEYS"), "ERR wrong number of arguments for 'command|getkeys' command");
+    }
+
+    [Test]
+    public void KeyPositionsFromTheTable()
+    {
+        // The legacy first/last/step extraction that COMMAND GETKEYS and cluster routing use.
+        var def = new CommandDefinition { Name = "mset", Arity = -3, Keys = new KeyRange(1, -1, 2) };
+        var positions = new List<int>();
+        def.GetKeyPositions(7, positions);
+        Assert.That(positions, Is.EqualTo(new[] { 1, 3, 5 }));
+        positions.Clear();
+        new CommandDefinition { Name = "get", Arity = 2, Keys = new KeyRange(1, 1, 1) }.GetKeyPositions(2, positions);
+        Assert.That(positions, Is.EqualTo(new[] { 1 }));
+    }
+
+    [Test]
+    public void LookupIsCaseInsensitive()
+    {
+        Assert.That(CommandTable.Default.Find("PiNg")!.Name, Is.EqualTo("ping"));
+        Assert.That(CommandTable.Default.Find("client")!.FindSubcommand("SetName"u8)!.FullName, Is.EqualTo("client|setname"));
+        Assert.That(CommandTable.Default.Find("pingx"), Is.Null);
+        Assert.That(CommandTable.Default.Find(""), Is.Null);
+    }
+}

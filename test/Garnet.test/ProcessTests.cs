@@ -1,0 +1,167 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using Garnet.client;
+
+namespace Garnet.test;
+
+/// <summary>The real executable: start-up validation, redis-cli against it, SIGTERM shutdown.</summary>
+[TestFixture]
+public class ProcessTests
+{
+    private static string ServerDll => Path.Combine(AppContext.BaseDirectory, "GarnetServer.dll");
+
+    internal static int FreePort()
+    {
+        var l = new TcpListener(IPAddress.Loopback, 0);
+        l.Start();
+        int port = ((IPEndPoint)l.LocalEndpoint).Port;
+        l.Stop();
+        return port;
+    }
+
+    private static Process Start(string args, string workDir)
+    {
+        var psi = new ProcessStartInfo("dotnet", $"\"{ServerDll}\" {args}")
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = workDir,
+        };
+        return Process.Start(psi)!;
+    }
+
+    private static void WaitForPort(int port, Process p)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            if (p.HasExited) Assert.Fail("server exited: " + p.StandardError.ReadToEnd() + p.StandardOutput.ReadToEnd());
+            try { using var c = new RespClient("127.0.0.1", port, 2000); if (c.Execute("PING").Text == "PONG") return; }
+            catch (SocketException) { Thread.Sleep(100); }
+        }
+        Assert.Fail("server did not start");
+    }
+
+    [Test]
+    public void InvalidOptionStopsStartupWithOneLine()
+    {
+        using var p = Start("--port 99999", Path.GetTempPath());
+        Assert.That(p.WaitForExit(30000));
+        Assert.That(p.ExitCode, Is.EqualTo(1));
+        var err = p.StandardError.ReadToEnd().Trim();
+        Assert.That(err, Is.EqualTo("Invalid value for --port: '99999'. Allowed: an integer from 0 to 65535."));
+    }
+
+    [Test]
+    public void ServesRedisCliAndStopsOnSigterm()
+    {
+        var dir = Directory.CreateTempSubdirectory("garnet-proc-").FullName;
+        int port = FreePort();
+        using var p = Start($"--port {port}", dir);
+        try
+        {
+            WaitForPort(port, p);
+            Assert.That(Directory.Exists(Path.Combine(dir, "data")), "default data directory ./data is created");
+            if (RedisCli.Available)
+            {
+                Assert.That(RedisCli.Run(port, "ping"), Is.EqualTo("PONG"));
+                var hello = RedisCli.Run(port, "-3", "hello", "3");
+                Assert.That(hello, Does.Contain("proto").And.Contain("3").And.Contain("server"));
+            }
+            using var idle = new RespClient("127.0.0.1", port);
+            RespAssert.Simple(idle.Execute("PING"), "PONG");
+            using (var kill = Process.Start("kill", $"-TERM {p.Id}")) kill.WaitForExit();
+            Assert.That(p.WaitForExit(20000), "exits after SIGTERM");
+            Assert.That(p.ExitCode, Is.EqualTo(0));
+            Assert.That(idle.IsClosedByServer());
+            Assert.That(p.StandardOutput.ReadToEnd(), Does.Contain("Server stopped"));
+        }
+        finally
+        {
+            if (!p.HasExited) p.Kill();
+            Directory.Delete(dir, true);
+        }
+    }
+
+    [Test]
+    public void ShutdownCommandStopsTheProcess()
+    {
+        var dir = Directory.CreateTempSubdirectory("garnet-proc-").FullName;
+        int port = FreePort();
+        using var p = Start($"--port {port} --requirepass pw", dir);
+        try
+        {
+            WaitForPortWithAuth(port, p);
+            using var c = new RespClient("127.0.0.1", port);
+            RespAssert.Error(c.Execute("SHUTDOWN"), "NOAUTH Authentication required.");
+            c.Execute("AUTH", "pw");
+            c.Send("SHUTDOWN");
+            Assert.That(p.WaitForExit(20000), "exits after SHUTDOWN");
+            Assert.That(p.ExitCode, Is.EqualTo(0));
+        }
+        finally
+        {
+            if (!p.HasExited) p.Kill();
+            Directory.Delete(dir, true);
+        }
+    }
+
+    private static void WaitForPortWithAuth(int port, Process p)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            if (p.HasExited) Assert.Fail("server exited: " + p.StandardError.ReadToEnd());
+            try { using var c = new RespClient("127.0.0.1", port, 2000); c.Execute("PING"); return; }
+            catch (SocketException) { Thread.Sleep(100); }
+        }
+        Assert.Fail("server did not start");
+    }
+}
+
+/// <summary>redis-cli from Debian's redis-tools; scripts/test.sh installs it. Required when CI=true.</summary>
+public static class RedisCli
+{
+    public static bool Available
+    {
+        get
+        {
+            bool found = Environment.GetEnvironmentVariable("PATH")!.Split(':').Any(d => File.Exists(Path.Combine(d, "redis-cli")));
+            if (!found && Environment.GetEnvironmentVariable("CI") == "true") Assert.Fail("redis-cli is required in CI (scripts/test.sh installs redis-tools)");
+            return found;
+        }
+    }
+
+    public static string Run(int port, params string[] args)
+    {
+        var psi = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        psi.ArgumentList.Add("-p");
+        psi.ArgumentList.Add(port.ToString());
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        using var p = Process.Start(psi)!;
+        string output = p.StandardOutput.ReadToEnd();
+        p.WaitForExit(10000);
+        return output.Trim();
+    }
+}
+
+[TestFixture]
+public class RedisCliTests
+{
+    private TestServer _server = null!;
+
+    [OneTimeSetUp] public void Start() => _server = new TestServer();
+    [OneTimeTearDown] public void Stop() => _server.Dispose();
+
+    [Test]
+    public void RedisCliCommands()
+    {
+        if (!RedisCli.Available) Assert.Ignore("redis-cli not installed (run scripts/test.sh)");
+        Assert.That(RedisCli.Run(_server.Port, "ping"), Is.EqualTo("PONG"));
+        Assert.That(RedisCli.Run(_server.Port, "echo", "hello world"), Is.EqualTo("hello world"));
+        Assert.That(RedisCli.Run(_server.Port, "-3", "hello", "3"), Does.Contain("proto").And.Contain("version"));
+        Assert.That(RedisCli.Run(_server.Port, "config", "get", "databases"), Is.EqualTo("databases\n16"));
+        Assert.That(RedisCli.Run(_server.Port, "nosuch"), Does.Contain("ERR unknown command 'nosuch'"));
+        Assert.That(RedisCli.Run(_server.Port, "info", "server"), Does.Contain("redis_version:7.2"));
+        Assert.That(RedisCli.Run(_server.Port, "command", "count"), Is.EqualTo(Garnet.server.Commands.CommandTable.Default.Commands.Count.ToString()));
+    }
+}
