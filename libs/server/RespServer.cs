@@ -70,8 +70,15 @@ public sealed class RespServer : IDisposable
                     "-::*" or "::*" => IPAddress.IPv6Any,
                     _ => IPAddress.Parse(address.TrimStart('-')),
                 };
-                var listener = new TcpListenerLoop(new IPEndPoint(ip, Settings.Port), OnAccept, _logger);
-                _listeners.Add(listener);
+                try
+                {
+                    _listeners.Add(new TcpListenerLoop(new IPEndPoint(ip, Settings.Port), OnAccept, _logger));
+                }
+                catch (SocketException ex) when (address.StartsWith('-'))
+                {
+                    // "-addr" marks an optional address, as in redis.conf: skip it when it is not available.
+                    _logger.LogWarning("Optional bind address {Address} is not available: {Error}", address, ex.SocketErrorCode);
+                }
             }
         }
         catch
@@ -122,7 +129,8 @@ public sealed class RespServer : IDisposable
         var connection = new ClientConnection(socket, Settings.Limits, _logger);
         var session = new RespServerSession(this, connection);
         Clients.Add(session);
-        _ = connection.RunAsync(session);
+        // Off the accept loop: a connection whose first receive completes at once must not delay accepts.
+        ThreadPool.UnsafeQueueUserWorkItem(static state => _ = state.connection.RunAsync(state.session), (connection, session), preferLocal: false);
     }
 
     /// <summary>Stops accepting, lets in-flight batches finish, closes every connection.</summary>
@@ -131,8 +139,12 @@ public sealed class RespServer : IDisposable
         if (Interlocked.Exchange(ref _stopped, 1) != 0) return;
         _housekeeping?.Dispose();
         foreach (var l in _listeners) l.Dispose();
-        foreach (var s in Clients.Snapshot()) s.Kill();
+        foreach (var s in Clients.Snapshot()) s.Kill(graceful: true);
         var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
+        while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+        // Whoever is still there is stuck (e.g. a client that stopped reading our replies): close it now.
+        foreach (var s in Clients.Snapshot()) s.Kill();
+        deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
         while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
         _logger.LogInformation("Server stopped");
     }

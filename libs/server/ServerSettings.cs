@@ -23,9 +23,8 @@ public sealed class ServerSettings
     public volatile int MaxClients = 10000;
     /// <summary>timeout: close a client idle this many seconds (0 = never).</summary>
     public volatile int IdleTimeoutSeconds;
-    /// <summary>client-output-buffer-limit for normal clients: hard limit in bytes (0 = none), soft limit, soft seconds.</summary>
-    public long OutputBufferHardLimit, OutputBufferSoftLimit;
-    public int OutputBufferSoftSeconds;
+    /// <summary>client-output-buffer-limit for normal clients, hard limit in bytes (0 = none); lives in Limits so connections read it live.</summary>
+    public long OutputBufferHardLimit { get => Limits.OutputBufferHardLimit; set => Limits.OutputBufferHardLimit = value; }
     /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
     public Action<string>? LogLevelChanged { get; set; }
 

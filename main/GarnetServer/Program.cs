@@ -7,12 +7,18 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
+// Run socket completions on the epoll threads instead of handing each one to the thread pool: one hop less per
+// request (measured: PING at pipeline 1 went from 0.77x to 1.03x of Redis, CPU per request halved; see
+// docs/performance.md). Must be set before the first socket operation; a value set by the user wins.
+if (Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS") is null)
+    Environment.SetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS", "1");
+
 GarnetServerOptions? options;
 ServerSettings settings;
 List<string> ignored;
 try
 {
-    options = OptionsParser.Parse(args, Console.Out, out int exitCode, out ignored);
+    options = OptionsParser.Parse(args, Console.Out, out int exitCode, out ignored, Console.Error);
     if (options is null) return exitCode;
     settings = SettingsBuilder.Build(options);
 }

@@ -39,6 +39,27 @@ public class AuthTests
     }
 
     [Test]
+    public void RemovingThePasswordAdmitsWaitingClients()
+    {
+        using var waiting = _server.Client();
+        RespAssert.Error(waiting.Execute("PING"), "NOAUTH Authentication required.");
+        using var admin = _server.Client();
+        admin.Execute("AUTH", "s3cret");
+        RespAssert.Simple(admin.Execute("CONFIG", "SET", "requirepass", ""), "OK");
+        try
+        {
+            RespAssert.Simple(waiting.Execute("PING"), "PONG");
+            var big = new string('b', 20_000);
+            RespAssert.Bulk(waiting.Execute("ECHO", big), big);
+        }
+        finally
+        {
+            RespAssert.Simple(admin.Execute("CONFIG", "SET", "requirepass", "s3cret"), "OK");
+        }
+        RespAssert.Error(waiting.Execute("PING"), "NOAUTH Authentication required.");
+    }
+
+    [Test]
     public void QuitAllowedWithoutAuth()
     {
         using var c = _server.Client();

@@ -111,6 +111,34 @@ public class ClientCommandTests
     }
 
     [Test]
+    public void KillReachesAClientThatStoppedReading()
+    {
+        using var killer = _server.Client();
+        var victim = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp) { ReceiveBufferSize = 4096, SendTimeout = 1000 };
+        try
+        {
+            victim.Connect("127.0.0.1", _server.Port);
+            victim.Send(RespClient.Encode("CLIENT", "ID"));
+            var buf = new byte[64];
+            int n = victim.Receive(buf);
+            long id = long.Parse(System.Text.Encoding.ASCII.GetString(buf, 1, n - 3));
+            // Ask for ~64 MB of replies and never read them: the server ends up blocked sending to this client.
+            var big = RespClient.Encode("ECHO", new string('z', 1 << 20));
+            // (our sends block too once the server stops reading: back-pressure works both ways)
+            try { for (int i = 0; i < 64; i++) victim.Send(big); } catch (System.Net.Sockets.SocketException) { }
+            Thread.Sleep(300);
+            RespAssert.Integer(killer.Execute("CLIENT", "KILL", "ID", id.ToString()), 1);
+            var sw = System.Diagnostics.Stopwatch.StartNew();
+            while (killer.Execute("CLIENT", "LIST").Text!.Contains($"id={id} ") && sw.Elapsed < TimeSpan.FromSeconds(10)) Thread.Sleep(50);
+            Assert.That(killer.Execute("CLIENT", "LIST").Text, Does.Not.Contain($"id={id} "));
+            var sw2 = System.Diagnostics.Stopwatch.StartNew();
+            while (_server.Server.Server.Clients.TryGet(id, out _) && sw2.Elapsed < TimeSpan.FromSeconds(10)) Thread.Sleep(50);
+            Assert.That(_server.Server.Server.Clients.TryGet(id, out _), Is.False, "the stuck connection is really closed");
+        }
+        finally { victim.Dispose(); }
+    }
+
+    [Test]
     public void KillSelfClosesAfterReply()
     {
         using var c = _server.Client();

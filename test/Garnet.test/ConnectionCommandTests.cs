@@ -99,6 +99,9 @@ public class ConnectionCommandTests
         RespAssert.Error(c.Execute("SELECT", "-1"), "ERR DB index is out of range");
         RespAssert.Error(c.Execute("SELECT", "abc"), "ERR value is not an integer or out of range");
         RespAssert.Error(c.Execute("SELECT", "99999999999999999999"), "ERR value is not an integer or out of range");
+        RespAssert.Error(c.Execute("SELECT", "-0"), "ERR value is not an integer or out of range");
+        RespAssert.Error(c.Execute("SELECT", "01"), "ERR value is not an integer or out of range");
+        RespAssert.Error(c.Execute("SELECT", "+1"), "ERR value is not an integer or out of range");
         RespAssert.Simple(c.Execute("SELECT", "0"), "OK");
     }
 

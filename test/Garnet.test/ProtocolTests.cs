@@ -59,6 +59,8 @@ public class ProtocolTests
         RespAssert.Bulk(c.Read(), "it's");
         c.SendRaw("\r\n\r\n   \r\nping   x  \r\n"u8);
         RespAssert.Bulk(c.Read(), "x");
+        c.SendRaw("ECHO a\vb\r\n"u8);
+        RespAssert.Bulk(c.Read(), "a\vb");
         c.SendRaw("*0\r\n*-1\r\nPING\r\n"u8);
         RespAssert.Simple(c.Read(), "PONG");
     }

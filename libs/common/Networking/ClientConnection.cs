@@ -50,9 +50,6 @@ public sealed class ClientConnection
     public int QueryBufferCapacity => _in.Data.Length;
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
 
-    /// <summary>Largest reply batch (bytes) this connection may hold before the client is dropped; 0 = no limit.</summary>
-    public long OutputBufferHardLimit { get; set; }
-
     /// <summary>Runs the connection until the peer closes, the handler asks to close, or Close() is called.</summary>
     public async Task RunAsync(IRequestHandler handler)
     {
@@ -74,7 +71,8 @@ public sealed class ClientConnection
                 {
                     var result = handler.Process(_in);
                     var output = handler.Output;
-                    if (OutputBufferHardLimit > 0 && output.Length > OutputBufferHardLimit)
+                    long hardLimit = _limits.OutputBufferHardLimit;
+                    if (hardLimit > 0 && output.Length > hardLimit)
                     {
                         _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.Length);
                         close = true;
@@ -155,6 +153,7 @@ public sealed class ClientConnection
     private void ShrinkIdle()
     {
         _in.Start = _in.End = 0;
+        _handler.OnIdle();
         if (_in.Data.Length > InitialReceiveSize * 4)
         {
             ArrayPool<byte>.Shared.Return(_in.Data);
@@ -162,11 +161,14 @@ public sealed class ClientConnection
         }
     }
 
-    /// <summary>Closes the connection from any thread; a batch in progress completes first.</summary>
-    public void Close()
+    /// <summary>
+    /// Closes the connection from any thread. Graceful: a batch in progress completes (and its replies are sent)
+    /// first. Forced: the socket is closed now, which also ends a send stuck on a client that stopped reading.
+    /// </summary>
+    public void Close(bool force = false)
     {
         Volatile.Write(ref _closeRequested, 1);
-        if (Interlocked.CompareExchange(ref _state, Closed, Idle) == Idle)
+        if (force || Interlocked.CompareExchange(ref _state, Closed, Idle) == Idle)
         {
             try { _socket.Shutdown(SocketShutdown.Both); } catch { }
             try { _socket.Dispose(); } catch { }

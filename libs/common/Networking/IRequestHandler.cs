@@ -34,6 +34,9 @@ public interface IRequestHandler
     /// <summary>After NeedMoreData: bytes from input.Start the pending request needs at least (0 if unknown).</summary>
     long MinBytesHint { get; }
 
+    /// <summary>Called when every received byte has been processed: release memory held for large requests.</summary>
+    void OnIdle();
+
     /// <summary>Called once when the connection has closed, from the connection's thread.</summary>
     void OnClosed();
 }

@@ -20,7 +20,7 @@ public sealed class TcpListenerLoop : IDisposable
         _logger = logger;
         _listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (endPoint.AddressFamily == AddressFamily.InterNetworkV6)
-            _listener.DualMode = endPoint.Address.Equals(IPAddress.IPv6Any);
+            _listener.DualMode = false; // IPv6 only, as Redis does, so "* ::*" binds both families
         _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
         _listener.Bind(endPoint);
         _listener.Listen(backlog);

@@ -18,6 +18,9 @@ public sealed class RespLimits
     /// <summary>proto-max-bulk-len: largest bulk string in a request (512 MB by default).</summary>
     public long ProtoMaxBulkLen { get; set; } = 512L * 1024 * 1024;
 
+    /// <summary>client-output-buffer-limit (normal class, hard): largest pending reply batch before the client is dropped; 0 = none.</summary>
+    public long OutputBufferHardLimit { get; set; }
+
     /// <summary>client-query-buffer-limit: most unprocessed request bytes one client may hold (1 GB by default).</summary>
     public long QueryBufferLimit { get; set; } = 1024L * 1024 * 1024;
 }

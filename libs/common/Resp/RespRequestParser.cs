@@ -157,7 +157,7 @@ public sealed class RespRequestParser
     {
         value = 0;
         if (s.IsEmpty || s.Length > 20) return false;
-        if (s[0] == '+' || (s.Length > 1 && s[0] == '0') || (s.Length > 2 && s[0] == '-' && s[1] == '0')) return false;
+        if (s[0] == '+' || (s.Length > 1 && s[0] == '0') || (s.Length >= 2 && s[0] == '-' && s[1] == '0')) return false;
         return Utf8Parser.TryParse(s, out value, out int used) && used == s.Length;
     }
 
@@ -251,7 +251,8 @@ public sealed class RespRequestParser
                 {
                     if (p >= line.Length) break;
                     byte c = line[p];
-                    if (IsSpace(c)) { p++; break; }
+                    // Unquoted arguments end at space, tab, CR or LF only (\v and \f belong to the argument, as in sdssplitargs).
+                    if (c is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n') { p++; break; }
                     if (c == '"') inDouble = true;
                     else if (c == '\'') inSingle = true;
                     else _scratch[w++] = c;

@@ -45,6 +45,8 @@ public static class ConfigFileLoader
     private static List<string> LoadRedisConf(string path, string text, GarnetServerOptions options)
     {
         var ignored = new List<string>();
+        // In redis.conf the last occurrence of a directive wins: read them all first, then apply each once.
+        var last = new Dictionary<string, (string name, string value, int line)>(StringComparer.OrdinalIgnoreCase);
         int lineNo = 0;
         foreach (var raw in text.Split('\n'))
         {
@@ -54,7 +56,13 @@ public static class ConfigFileLoader
             int sp = line.IndexOfAny([' ', '\t']);
             string name = sp < 0 ? line : line[..sp];
             string value = sp < 0 ? "" : Unquote(line[(sp + 1)..].Trim());
-            if (!Apply(name.ToLowerInvariant(), value, options, redisConf: true)) ignored.Add($"{name} (line {lineNo})");
+            last[name] = (name, value, lineNo);
+        }
+        foreach (var (name, value, line) in last.Values.OrderBy(v => v.line))
+        {
+            // maxmemory 0 means "no limit" in Redis; our store always has a budget, so keep the default.
+            if (name.Equals("maxmemory", StringComparison.OrdinalIgnoreCase) && value == "0") continue;
+            if (!Apply(name.ToLowerInvariant(), value, options, redisConf: true)) ignored.Add($"{name} (line {line})");
         }
         return ignored;
     }

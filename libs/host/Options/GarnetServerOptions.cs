@@ -1,6 +1,6 @@
 // GarnetServerOptions: every option a user can set, on the command line (CommandLineParser) or in a config
 // file (--config, JSON or redis.conf style). Properties are nullable so that a command-line value can be
-// told from an unset one: command line beats config file beats default (the defaults are in OptionDefaults).
+// told from an unset one: command line beats config file beats default (the defaults are applied in SettingsBuilder).
 using CommandLine;
 
 namespace Garnet.Options;

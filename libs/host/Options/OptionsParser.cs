@@ -8,13 +8,13 @@ public static class OptionsParser
     /// <summary>
     /// Parses args. Returns null when the program should exit (help/version printed, or an error with exitCode 1).
     /// </summary>
-    public static GarnetServerOptions? Parse(string[] args, TextWriter output, out int exitCode, out List<string> ignoredConfig)
+    public static GarnetServerOptions? Parse(string[] args, TextWriter output, out int exitCode, out List<string> ignoredConfig, TextWriter? errors = null)
     {
         exitCode = 0;
         ignoredConfig = [];
         using var parser = new Parser(with =>
         {
-            with.HelpWriter = output;
+            with.HelpWriter = null;
             with.CaseSensitive = false;
             with.CaseInsensitiveEnumValues = true;
             with.AutoVersion = true;
@@ -22,7 +22,11 @@ public static class OptionsParser
         var result = parser.ParseArguments<GarnetServerOptions>(args);
         if (result is NotParsed<GarnetServerOptions> notParsed)
         {
-            exitCode = notParsed.Errors.All(e => e.Tag is ErrorType.HelpRequestedError or ErrorType.VersionRequestedError) ? 0 : 1;
+            bool helpOrVersion = notParsed.Errors.All(e => e.Tag is ErrorType.HelpRequestedError or ErrorType.VersionRequestedError);
+            exitCode = helpOrVersion ? 0 : 1;
+            var text = CommandLine.Text.HelpText.AutoBuild(result, h => { h.AddDashesToOption = true; h.Heading = "GarnetServer (independent implementation of a Redis-protocol cache-store)"; h.Copyright = ""; return h; }, e => e);
+            if (notParsed.Errors.Any(e => e.Tag == ErrorType.VersionRequestedError)) output.WriteLine(typeof(OptionsParser).Assembly.GetName().Version?.ToString(3));
+            else (helpOrVersion ? output : errors ?? output).WriteLine(text);
             return null;
         }
         var options = result.Value;

@@ -66,40 +66,36 @@ public static class ClientCommands
     public static void List(RespServerSession s)
     {
         var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();
-        int i = 2;
-        while (i < s.Argc)
+        if (s.Argc == 4 && s.ArgEquals(2, "TYPE"u8))
         {
-            if (s.ArgEquals(i, "TYPE"u8) && i + 1 < s.Argc)
+            string type = s.ArgString(3).ToLowerInvariant();
+            if (type is not ("normal" or "master" or "replica" or "slave" or "pubsub"))
             {
-                string type = s.ArgString(i + 1).ToLowerInvariant();
-                if (type is not ("normal" or "master" or "replica" or "slave" or "pubsub"))
-                {
-                    s.WriteError($"ERR Unknown client type '{s.ArgString(i + 1)}'");
-                    return;
-                }
-                // Every client is a normal one until replication and pub/sub exist.
-                if (type != "normal") clients.Clear();
-                i += 2;
-            }
-            else if (s.ArgEquals(i, "ID"u8) && i + 1 < s.Argc)
-            {
-                var ids = new HashSet<long>();
-                for (i++; i < s.Argc; i++)
-                {
-                    if (!RespRequestParser.TryParseLong(s.Arg(i), out long id) || id <= 0)
-                    {
-                        s.WriteError("ERR Invalid client ID");
-                        return;
-                    }
-                    ids.Add(id);
-                }
-                clients = clients.Where(c => ids.Contains(c.Id)).ToList();
-            }
-            else
-            {
-                s.WriteError("ERR syntax error");
+                s.WriteError($"ERR Unknown client type '{s.ArgString(3)}'");
                 return;
             }
+            // Every client is a normal one until replication and pub/sub exist.
+            if (type != "normal") clients.Clear();
+        }
+        else if (s.Argc >= 4 && s.ArgEquals(2, "ID"u8))
+        {
+            var byId = clients.ToDictionary(c => c.Id);
+            var selected = new List<RespServerSession>();
+            for (int i = 3; i < s.Argc; i++)
+            {
+                if (!RespRequestParser.TryParseLong(s.Arg(i), out long id) || id <= 0)
+                {
+                    s.WriteError("ERR Invalid client ID");
+                    return;
+                }
+                if (byId.TryGetValue(id, out var c)) selected.Add(c);
+            }
+            clients = selected;
+        }
+        else if (s.Argc != 2)
+        {
+            s.WriteError("ERR syntax error");
+            return;
         }
         var sb = new StringBuilder();
         foreach (var c in clients) sb.Append(Describe(c));
@@ -145,7 +141,8 @@ public static class ClientCommands
     {
         if (ep is null) return "";
         var addr = ep.Address.IsIPv4MappedToIPv6 ? ep.Address.MapToIPv4() : ep.Address;
-        return addr + ":" + ep.Port.ToString(CultureInfo.InvariantCulture);
+        var text = addr.ToString();
+        return (text.Contains(':') ? "[" + text + "]" : text) + ":" + ep.Port.ToString(CultureInfo.InvariantCulture);
     }
 
     public static void Kill(RespServerSession s)
@@ -198,9 +195,9 @@ public static class ClientCommands
                 else if (s.ArgEquals(i + 1, "NO"u8)) skipMe = false;
                 else { s.WriteError("ERR syntax error"); return; }
             }
-            else if (s.ArgEquals(i, "MAXAGE"u8))
+            else if (s.ArgEquals(i, "MAXAGE"u8)) // Redis 7.4's option, accepted here too
             {
-                if (!RespRequestParser.TryParseLong(s.Arg(i + 1), out maxAge))
+                if (!RespRequestParser.TryParseLong(s.Arg(i + 1), out maxAge) || maxAge < 0)
                 {
                     s.WriteError("ERR value is not an integer or out of range");
                     return;

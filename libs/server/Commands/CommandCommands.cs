@@ -13,9 +13,8 @@ public static class CommandCommands
         (CommandFlags.Admin, "admin"), (CommandFlags.PubSub, "pubsub"), (CommandFlags.NoScript, "noscript"),
         (CommandFlags.Blocking, "blocking"), (CommandFlags.Loading, "loading"), (CommandFlags.Stale, "stale"),
         (CommandFlags.SkipMonitor, "skip_monitor"), (CommandFlags.SkipSlowlog, "skip_slowlog"), (CommandFlags.Fast, "fast"),
-        (CommandFlags.NoAuth, "no_auth"), (CommandFlags.MayReplicate, "may_replicate"), (CommandFlags.Sentinel, "sentinel"),
-        (CommandFlags.OnlySentinel, "only_sentinel"), (CommandFlags.NoMandatoryKeys, "no_mandatory_keys"),
-        (CommandFlags.Protected, "protected"), (CommandFlags.NoAsyncLoading, "no_async_loading"),
+        // may_replicate, sentinel, only_sentinel and protected are hidden on purpose, as in Redis.
+        (CommandFlags.NoAuth, "no_auth"), (CommandFlags.NoMandatoryKeys, "no_mandatory_keys"), (CommandFlags.NoAsyncLoading, "no_async_loading"),
         (CommandFlags.NoMulti, "no_multi"), (CommandFlags.MovableKeys, "movablekeys"), (CommandFlags.AllowBusy, "allow_busy"),
     ];
 
@@ -49,7 +48,7 @@ public static class CommandCommands
         for (int i = 2; i < s.Argc; i++)
         {
             var c = FindByFullName(s, s.ArgString(i));
-            if (c is null) s.Writer.WriteNullArray();
+            if (c is null) s.Writer.WriteNull();
             else WriteInfo(s.Writer, c);
         }
     }

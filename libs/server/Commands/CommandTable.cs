@@ -46,7 +46,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags,
             Subcommands = [],
         };
         done.Parent = parent;

@@ -64,16 +64,13 @@ public static class ConfigParameters
         new()
         {
             Name = "client-output-buffer-limit",
-            Get = s => FormattableString.Invariant($"normal {s.OutputBufferHardLimit} {s.OutputBufferSoftLimit} {s.OutputBufferSoftSeconds} replica 268435456 67108864 60 pubsub 33554432 8388608 60"),
+            // Only the normal class's hard limit is enforced (replies are sent as they are produced, so a soft limit
+            // has nothing to measure); replica and pubsub show Redis's defaults until those client kinds exist.
+            Get = s => FormattableString.Invariant($"normal {s.OutputBufferHardLimit} 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
             Prepare = (s, v) =>
             {
-                if (!TryParseOutputBufferLimit(v, out var hard, out var soft, out var secs, out var err)) return (null, err);
-                return (hard < 0 ? () => { } : () =>
-                {
-                    s.OutputBufferHardLimit = hard;
-                    s.OutputBufferSoftLimit = soft;
-                    s.OutputBufferSoftSeconds = secs;
-                }, null);
+                if (!TryParseOutputBufferLimit(v, out var hard, out _, out _, out var err)) return (null, err);
+                return (hard < 0 ? () => { } : () => s.OutputBufferHardLimit = hard, null);
             },
         },
     ];
@@ -92,7 +89,7 @@ public static class ConfigParameters
 
     private static (Action?, string?) IntegerValue(string v, long min, long max, Action<long> set)
     {
-        if (!long.TryParse(v, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long n))
+        if (!RespRequestParser.TryParseLong(System.Text.Encoding.UTF8.GetBytes(v), out long n))
             return (null, "argument couldn't be parsed into an integer");
         if (n < min || n > max) return (null, $"argument must be between {min} and {max} inclusive");
         return (() => set(n), null);

@@ -34,7 +34,6 @@ public sealed class RespServerSession : IRequestHandler
         Id = server.Clients.NextId();
         CreatedMs = LastInteractionMs = Environment.TickCount64;
         Authenticated = !server.Settings.PasswordRequired;
-        connection.OutputBufferHardLimit = server.Settings.OutputBufferHardLimit;
     }
 
     public RespServer Server { get; }
@@ -98,19 +97,22 @@ public sealed class RespServerSession : IRequestHandler
     /// <summary>True once Kill was called: the client is on its way out and no longer listed.</summary>
     public bool IsKilled => _killed || _connection.IsClosed;
 
-    /// <summary>Closes the connection from any thread (CLIENT KILL, timeout, shutdown).</summary>
-    public void Kill()
+    /// <summary>Closes the connection from any thread (CLIENT KILL, timeout, shutdown). Graceful lets a running batch finish.</summary>
+    public void Kill(bool graceful = false)
     {
         _killed = true;
-        _connection.Close();
+        _connection.Close(force: !graceful);
     }
 
     public ProcessResult Process(InputBuffer input)
     {
+        LastInteractionMs = Environment.TickCount64;
         while (true)
         {
             if (_killed) return ProcessResult.Close;
             if (Writer.Length >= FlushThreshold) return ProcessResult.FlushAndContinue;
+            // The tighter unauthenticated limits apply only while a password is required (it can change at run time).
+            _parser.Authenticated = _authenticated || !Settings.PasswordRequired;
             var status = _parser.TryParse(input.Unconsumed, out int consumed);
             switch (status)
             {
@@ -132,17 +134,20 @@ public sealed class RespServerSession : IRequestHandler
         }
     }
 
+    private static long s_lastSecurityWarningMs = long.MinValue;
+
     private void Execute()
     {
-        LastInteractionMs = Environment.TickCount64;
         var name = Arg(0);
         var cmd = Server.Commands.Find(name);
         if (cmd is null)
         {
             if (Ascii.EqualsIgnoreCase(name, "POST"u8) || Ascii.EqualsIgnoreCase(name, "HOST:"u8))
             {
-                Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning(
-                    "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. Connection aborted.");
+                long now = Environment.TickCount64, last = Interlocked.Read(ref s_lastSecurityWarningMs);
+                if (now - last > 60_000 && Interlocked.CompareExchange(ref s_lastSecurityWarningMs, now, last) == last)
+                    Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning(
+                        "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. Connection aborted.");
                 _closeAfterReply = true;
                 return;
             }
@@ -165,13 +170,24 @@ public sealed class RespServerSession : IRequestHandler
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
             return;
         }
-        if (!Authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0)
+        if (!_authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0 && Settings.PasswordRequired)
         {
             WriteError("NOAUTH Authentication required.");
             return;
         }
         _commands++;
-        cmd.Handler(this);
+        int mark = Writer.Length;
+        try
+        {
+            cmd.Handler(this);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // A bug in one command must not take the connection down: drop its partial reply, answer with an error.
+            Writer.Truncate(mark);
+            WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
+            Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
+        }
     }
 
     private void WriteUnknownCommand()
@@ -192,5 +208,5 @@ public sealed class RespServerSession : IRequestHandler
     }
 
     /// <summary>Trims buffers held for one large request once the connection is idle.</summary>
-    public void TrimIdle() => _parser.Trim();
+    public void OnIdle() => _parser.Trim();
 }
