@@ -1,0 +1,95 @@
+using System.Text;
+using Garnet.storage.Index;
+using Garnet.storage.Util;
+
+namespace Garnet.storage.test;
+
+[TestFixture]
+public class HashIndexTests
+{
+    [Test]
+    public void HashIsStableSeededAndSpreads()
+    {
+        var a = Encoding.ASCII.GetBytes("key:000000000001");
+        Assert.That(KeyHash.Hash(a), Is.EqualTo(KeyHash.Hash(a)));
+        Assert.That(KeyHash.Hash(a, 1), Is.Not.EqualTo(KeyHash.Hash(a, 2)));
+        Assert.That(KeyHash.Hash("a"u8), Is.Not.EqualTo(KeyHash.Hash("a\0"u8)), "length is part of the hash");
+
+        // Sequential keys spread evenly over 1024 buckets: no bucket gets more than twice its share.
+        var counts = new int[1024];
+        for (int i = 0; i < 200_000; i++) counts[KeyHash.Hash(Encoding.ASCII.GetBytes("key:" + i)) & 1023]++;
+        Assert.That(counts.Max(), Is.LessThan(2 * 200_000 / 1024));
+        Assert.That(counts.Min(), Is.GreaterThan(200_000 / 1024 / 2));
+    }
+
+    [Test]
+    public void FindOrCreateThenUpdate()
+    {
+        using var index = new HashIndex(16);
+        ulong h = KeyHash.Hash("k1"u8);
+        Assert.That(index.TryFind(h, out _, out _), Is.False);
+        var slot = index.FindOrCreate(h, out long addr);
+        Assert.That(addr, Is.EqualTo(0));
+        ushort tag = HashIndex.TagOf(h);
+        Assert.That(HashIndex.TryUpdate(slot, tag, 0, 4096), Is.True);
+        Assert.That(HashIndex.TryUpdate(slot, tag, 0, 8192), Is.False, "CAS fails when the expected address is stale");
+        Assert.That(index.TryFind(h, out var again, out addr), Is.True);
+        Assert.That(addr, Is.EqualTo(4096));
+        Assert.That(again.Address, Is.EqualTo(4096));
+        Assert.That(index.FindOrCreate(h, out addr).Address, Is.EqualTo(4096));
+    }
+
+    [Test]
+    public void OverflowChainsHoldManyTagsInOneBucket()
+    {
+        using var index = new HashIndex(1);
+        var hashes = Enumerable.Range(0, 5000).Select(i => KeyHash.Hash(Encoding.ASCII.GetBytes("k" + i))).ToList();
+        var distinctTags = hashes.GroupBy(HashIndex.TagOf).Select(g => g.First()).ToList();
+        long next = 64;
+        var expected = new Dictionary<ushort, long>();
+        foreach (var h in distinctTags)
+        {
+            var slot = index.FindOrCreate(h, out _);
+            Assert.That(HashIndex.TryUpdate(slot, HashIndex.TagOf(h), 0, next), Is.True);
+            expected[HashIndex.TagOf(h)] = next;
+            next += 64;
+        }
+        Assert.That(index.OverflowBucketCount, Is.GreaterThan(distinctTags.Count / HashIndex.EntriesPerBucket - 2));
+        foreach (var h in distinctTags)
+        {
+            Assert.That(index.TryFind(h, out _, out long a), Is.True);
+            Assert.That(a, Is.EqualTo(expected[HashIndex.TagOf(h)]));
+        }
+        var seen = new List<long>();
+        index.ForEachAddress(seen.Add);
+        Assert.That(seen, Is.EquivalentTo(expected.Values));
+    }
+
+    [Test]
+    public void ConcurrentCreatesNeverDuplicateATag()
+    {
+        using var index = new HashIndex(64);
+        var hashes = Enumerable.Range(0, 3000).Select(i => KeyHash.Hash(Encoding.ASCII.GetBytes("c" + i))).ToArray();
+        long nextAddress = 0;
+        var threads = Enumerable.Range(0, 4).Select(t => new Thread(() =>
+        {
+            var order = hashes.OrderBy(_ => Random.Shared.Next()).ToArray();
+            foreach (var h in order)
+            {
+                var slot = index.FindOrCreate(h, out long current);
+                if (current == 0)
+                    HashIndex.TryUpdate(slot, HashIndex.TagOf(h), 0, Interlocked.Add(ref nextAddress, 64));
+            }
+        })).ToList();
+        threads.ForEach(t => t.Start());
+        threads.ForEach(t => t.Join());
+
+        // One entry per (bucket, tag): count the distinct pairs we expect and the entries the index holds.
+        long expectedEntries = hashes.Select(h => (h & 63, HashIndex.TagOf(h))).Distinct().Count();
+        var addresses = new List<long>();
+        index.ForEachAddress(addresses.Add);
+        Assert.That(addresses.Count, Is.EqualTo(expectedEntries));
+        Assert.That(addresses.Distinct().Count(), Is.EqualTo(addresses.Count));
+        foreach (var h in hashes) Assert.That(index.TryFind(h, out _, out long a) && a != 0);
+    }
+}
