@@ -3,7 +3,7 @@
 // Invariants:
 //  - Start() binds every address or fails as a whole (nothing left listening).
 //  - Stop() first stops accepting, then asks every connection to close after its current batch,
-//    then waits (bounded) for them to finish.
+//    waits (bounded) for them to finish, and force-closes whatever is still open after the grace period.
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
@@ -74,7 +74,7 @@ public sealed class RespServer : IDisposable
                 {
                     _listeners.Add(new TcpListenerLoop(new IPEndPoint(ip, Settings.Port), OnAccept, _logger));
                 }
-                catch (SocketException ex) when (address.StartsWith('-'))
+                catch (SocketException ex) when (address.StartsWith('-') && ex.SocketErrorCode == SocketError.AddressNotAvailable)
                 {
                     // "-addr" marks an optional address, as in redis.conf: skip it when it is not available.
                     _logger.LogWarning("Optional bind address {Address} is not available: {Error}", address, ex.SocketErrorCode);
@@ -87,6 +87,8 @@ public sealed class RespServer : IDisposable
             _listeners.Clear();
             throw;
         }
+        if (_listeners.Count == 0)
+            throw new SocketException((int)SocketError.AddressNotAvailable, "none of the bind addresses is available: " + string.Join(' ', Settings.Bind));
         foreach (var l in _listeners)
         {
             l.Start();

@@ -27,6 +27,11 @@ catch (OptionsException ex)
     Console.Error.WriteLine(ex.Message);
     return 1;
 }
+catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+{
+    Console.Error.WriteLine($"Invalid value for --config: cannot read the file ({ex.Message}).");
+    return 1;
+}
 
 var levelSwitch = new LogLevelSwitch(settings.LogLevel);
 settings.LogLevelChanged = levelSwitch.Set;

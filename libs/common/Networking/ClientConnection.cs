@@ -6,8 +6,9 @@
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
 //  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
 //    never holds more than the query buffer limit, and shrinks back once the connection is idle.
-//  - State moves Idle -> Busy -> Idle ... and finally Closed; Close() from another thread (CLIENT KILL,
-//    shutdown) never interrupts a batch half-way: a busy connection closes when its batch is done.
+//  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
+//    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
+//    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
 using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
@@ -50,6 +51,10 @@ public sealed class ClientConnection
     public int QueryBufferCapacity => _in.Data.Length;
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
 
+    private long _lastActivityMs = Environment.TickCount64;
+    /// <summary>Last time bytes moved in either direction (for the idle timeout and CLIENT LIST idle=).</summary>
+    public long LastActivityMs => Volatile.Read(ref _lastActivityMs);
+
     /// <summary>Runs the connection until the peer closes, the handler asks to close, or Close() is called.</summary>
     public async Task RunAsync(IRequestHandler handler)
     {
@@ -65,6 +70,7 @@ public sealed class ClientConnection
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
                 _in.End += n;
                 Interlocked.Add(ref _bytesIn, n);
+                Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
 
                 bool close = false;
                 while (true)
@@ -114,6 +120,7 @@ public sealed class ClientConnection
             int sent = await _socket.SendAsync(data, SocketFlags.None).ConfigureAwait(false);
             if (sent <= 0) throw new SocketException((int)SocketError.ConnectionReset);
             Interlocked.Add(ref _bytesOut, sent);
+            Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
             data = data.Slice(sent);
         }
     }

@@ -21,9 +21,17 @@ public sealed class TcpListenerLoop : IDisposable
         _listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (endPoint.AddressFamily == AddressFamily.InterNetworkV6)
             _listener.DualMode = false; // IPv6 only, as Redis does, so "* ::*" binds both families
-        _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-        _listener.Bind(endPoint);
-        _listener.Listen(backlog);
+        try
+        {
+            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            _listener.Bind(endPoint);
+            _listener.Listen(backlog);
+        }
+        catch
+        {
+            _listener.Dispose();
+            throw;
+        }
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
     }
 

@@ -56,7 +56,10 @@ public static class ConfigFileLoader
             int sp = line.IndexOfAny([' ', '\t']);
             string name = sp < 0 ? line : line[..sp];
             string value = sp < 0 ? "" : Unquote(line[(sp + 1)..].Trim());
-            last[name] = (name, value, lineNo);
+            // client-output-buffer-limit appears once per client class: keep the last line of each class.
+            string slot = name.Equals("client-output-buffer-limit", StringComparison.OrdinalIgnoreCase)
+                ? name + " " + value.Split(' ', 2)[0].ToLowerInvariant() : name;
+            last[slot] = (name, value, lineNo);
         }
         foreach (var (name, value, line) in last.Values.OrderBy(v => v.line))
         {

@@ -32,7 +32,7 @@ public sealed class RespServerSession : IRequestHandler
         _connection = connection;
         _parser = new RespRequestParser(server.Settings.Limits);
         Id = server.Clients.NextId();
-        CreatedMs = LastInteractionMs = Environment.TickCount64;
+        CreatedMs = Environment.TickCount64;
         Authenticated = !server.Settings.PasswordRequired;
     }
 
@@ -51,7 +51,8 @@ public sealed class RespServerSession : IRequestHandler
     public int Database { get; set; }
     public string User { get; set; } = "default";
     public long CreatedMs { get; }
-    public long LastInteractionMs { get; private set; }
+    /// <summary>Last time bytes were received from or sent to this client (Environment.TickCount64).</summary>
+    public long LastInteractionMs => _connection.LastActivityMs;
     public string LastCommand { get; private set; } = "NULL";
     public int Protocol { get => Writer.Protocol; set => Writer.Protocol = value; }
 
@@ -106,7 +107,6 @@ public sealed class RespServerSession : IRequestHandler
 
     public ProcessResult Process(InputBuffer input)
     {
-        LastInteractionMs = Environment.TickCount64;
         while (true)
         {
             if (_killed) return ProcessResult.Close;
@@ -134,7 +134,7 @@ public sealed class RespServerSession : IRequestHandler
         }
     }
 
-    private static long s_lastSecurityWarningMs = long.MinValue;
+    private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged
 
     private void Execute()
     {
