@@ -96,6 +96,16 @@ public static class RecordInfo
         }
     }
 
+    /// <summary>Clears flags with a CAS loop (e.g. Sealed when the copy that superseded a record failed to publish).</summary>
+    public static void ClearFlags(ref ulong word, ulong flags)
+    {
+        while (true)
+        {
+            ulong w = Volatile.Read(ref word);
+            if (Interlocked.CompareExchange(ref word, w & ~flags, w) == w) return;
+        }
+    }
+
     /// <summary>The persistent part of the word (locks stripped), as it must be written to disk.</summary>
     public static ulong Persistent(ulong word) => word & ~(ExclusiveBit | SharedMask);
 }

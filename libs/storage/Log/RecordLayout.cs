@@ -1,9 +1,11 @@
 // RecordLayout: where things are inside a record. All records are 8-byte aligned and contiguous:
 //   [0]  RecordInfo (8)
-//   [8]  key length (int32) | value length (int32)
+//   [8]  key length (bits 0..28) + value slack in 8-byte units (bits 29..31) | value length (int32)
+//        (one 8-byte word, written atomically, so a scan never sees a length without its slack)
 //   [16] expiration (int64, Unix ms) when HasExpiration, else absent
 //   then key bytes (padded to 8), then value bytes (capacity padded to 8)
-// The value capacity (ValueCapacity) is what an in-place update may grow into without moving the record.
+// The value capacity (Align8(length) + slack*8) is what an in-place update may grow into without moving the
+// record; slack lets a value shrink in place by up to 56 bytes. Keys are limited to 2^29-1 bytes.
 using System.Runtime.CompilerServices;
 
 namespace Garnet.storage.Log;
@@ -22,13 +24,28 @@ public static unsafe class RecordLayout
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ref ulong Info(byte* record) => ref *(ulong*)record;
 
+    public const int MaxKeyLength = (1 << 29) - 1;
+    private const int MaxSlackUnits = 7;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int KeyLength(byte* record) => *(int*)(record + 8);
+    public static int KeyLength(byte* record) => *(int*)(record + 8) & MaxKeyLength;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int SlackUnits(byte* record) => (int)((uint)*(int*)(record + 8) >> 29);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int ValueLength(byte* record) => *(int*)(record + 12);
 
-    public static void SetValueLength(byte* record, int length) => Volatile.Write(ref *(int*)(record + 12), length);
+    /// <summary>Changes the value length in place; false when it does not fit the record's capacity (or would leave too much slack).</summary>
+    public static bool TrySetValueLength(byte* record, int length)
+    {
+        int capacity = ValueCapacity(record);
+        int aligned = Align8(length);
+        if (length < 0 || aligned > capacity || (capacity - aligned) / 8 > MaxSlackUnits) return false;
+        uint keyWord = (uint)KeyLength(record) | ((uint)((capacity - aligned) / 8) << 29);
+        Volatile.Write(ref *(ulong*)(record + 8), keyWord | ((ulong)(uint)length << 32));
+        return true;
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool HasExpiration(byte* record) => RecordInfo.Is(*(ulong*)record, RecordInfo.HasExpiration);
@@ -46,20 +63,18 @@ public static unsafe class RecordLayout
 
     public static Span<byte> Value(byte* record) => new(ValuePointer(record), ValueLength(record));
 
+    /// <summary>Bytes the value may occupy without moving the record.</summary>
+    public static int ValueCapacity(byte* record) => Align8(ValueLength(record)) + SlackUnits(record) * 8;
+
     /// <summary>Total bytes of the record, from its header.</summary>
-    public static int TotalSize(byte* record, int valueCapacity) =>
-        Size(KeyLength(record), valueCapacity, HasExpiration(record));
-
-    /// <summary>Value capacity is stored implicitly: the aligned value length, unless the record was allocated larger.</summary>
-    public static int ValueCapacity(byte* record) => Align8(ValueLength(record));
-
-    public static int TotalSize(byte* record) => TotalSize(record, ValueCapacity(record));
+    public static int TotalSize(byte* record) => Size(KeyLength(record), ValueCapacity(record), HasExpiration(record));
 
     /// <summary>Writes a fresh record's header, key and (optionally) expiration; the value is filled by the caller.</summary>
     public static void Initialize(byte* record, long previousAddress, ReadOnlySpan<byte> key, int valueLength, long expiration, ulong flags)
     {
         bool hasExp = expiration != 0;
         *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | (hasExp ? RecordInfo.HasExpiration : 0);
+        if (key.Length > MaxKeyLength) throw new ArgumentOutOfRangeException(nameof(key), "key too long");
         *(int*)(record + 8) = key.Length;
         *(int*)(record + 12) = valueLength;
         if (hasExp) *(long*)(record + HeaderSize) = expiration;

@@ -1,0 +1,22 @@
+// IStorageDevice: where log pages go when they leave memory. Addresses are logical log addresses; writes are
+// whole pages (sector-aligned offsets and lengths); reads may be any range inside one page.
+namespace Garnet.storage.Devices;
+
+public interface IStorageDevice : IDisposable
+{
+    /// <summary>False for the null device: nothing written can be read back (pure cache mode).</summary>
+    bool Persistent { get; }
+
+    int SectorSize { get; }
+
+    ValueTask WriteAsync(long address, ReadOnlyMemory<byte> data);
+
+    /// <summary>Reads into buffer; returns bytes read (0 when nothing is stored there).</summary>
+    ValueTask<int> ReadAsync(long address, Memory<byte> buffer);
+
+    /// <summary>Deletes whole segments that lie entirely below address.</summary>
+    void TruncateBelow(long address);
+
+    /// <summary>Bytes the device holds on disk now.</summary>
+    long SizeOnDisk { get; }
+}

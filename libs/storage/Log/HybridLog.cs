@@ -1,0 +1,328 @@
+// HybridLog: one growing logical address space of variable-length records, held in a circular buffer of
+// native-memory pages, flushed to a device and evicted as the tail moves on.
+//
+//   BeginAddress <= HeadAddress <= SafeReadOnlyAddress <= ReadOnlyAddress <= TailAddress
+//   [on disk only ][ in memory, immutable (read-only region)  ][ in memory, mutable      ]
+//
+// Invariants:
+//  - Page p lives in frame p % BufferPages while p is in [HeadAddress page, tail page]. A frame is reused only
+//    after ClosedUntilAddress has passed its previous page, which happens only after that page was flushed
+//    (FlushedUntilAddress) and every thread has left the epoch in which it could still read it (SafeHead).
+//  - Records at or above ReadOnlyAddress may be updated in place. A page is flushed only once it is below
+//    SafeReadOnlyAddress, i.e. after every thread that could have started an in-place update on it has moved on.
+//  - Tail allocation is one atomic add on (page << 32 | offset); the thread whose add first overflows a page turns
+//    it (or puts the tail back when the next frame is not free yet). Others get 0 (retry after Refresh).
+//  - Bytes of a page after its last record are zero: a record header of 0 ends the page for scans.
+//  - Address 0 is never a record (the first page starts at FirstValidAddress).
+using System.Numerics;
+using System.Runtime.InteropServices;
+using Garnet.storage.Devices;
+using Garnet.storage.Epochs;
+
+namespace Garnet.storage.Log;
+
+public sealed unsafe class HybridLog : IDisposable
+{
+    public const long FirstValidAddress = 64;
+
+    private readonly EpochProtection _epoch;
+    private readonly IStorageDevice _device;
+    private readonly byte*[] _frames;
+    private readonly long[] _framePage;          // which page a frame holds (-1 none), for assertions and reads
+    private readonly int _mutablePages;
+    private long _tailPageOffset;                // (page << 32) | offset within page
+    private long _readOnlyAddress, _safeReadOnlyAddress, _headAddress, _safeHeadAddress;
+    private long _flushedUntilAddress, _closedUntilAddress, _beginAddress;
+    private long _flushRequestedUntil;           // pages below this have had their flush issued
+    private readonly object _flushLock = new();
+    private readonly SortedSet<long> _flushedPages = new(); // completed flushes above FlushedUntilAddress
+    private long _pendingFlushes;
+    private Exception? _flushError;
+    private bool _disposed;
+
+    public HybridLog(HybridLogSettings settings, EpochProtection epoch, IStorageDevice device)
+    {
+        settings.Validate();
+        PageBits = settings.PageBits;
+        PageSize = 1 << PageBits;
+        BufferPages = settings.MemoryPages;
+        _mutablePages = Math.Clamp((int)(BufferPages * settings.MutableFraction), 1, BufferPages - 1);
+        _epoch = epoch;
+        _device = device;
+        _frames = new byte*[BufferPages];
+        _framePage = Enumerable.Repeat(-1L, BufferPages).ToArray();
+        _tailPageOffset = FirstValidAddress;
+        _readOnlyAddress = _safeReadOnlyAddress = _headAddress = _safeHeadAddress = FirstValidAddress;
+        _flushedUntilAddress = _closedUntilAddress = _beginAddress = _flushRequestedUntil = FirstValidAddress;
+        AllocateFrame(0);
+    }
+
+    public int PageBits { get; }
+    public int PageSize { get; }
+    public int BufferPages { get; }
+    /// <summary>Largest record the log can hold (a record never spans pages).</summary>
+    public int MaxRecordSize => PageSize - (int)FirstValidAddress;
+    public IStorageDevice Device => _device;
+
+    public long TailAddress
+    {
+        get
+        {
+            long po = Volatile.Read(ref _tailPageOffset);
+            long page = po >> 32, offset = Math.Min(po & 0xFFFFFFFF, PageSize);
+            return (page << PageBits) + offset;
+        }
+    }
+
+    public long ReadOnlyAddress => Volatile.Read(ref _readOnlyAddress);
+    public long SafeReadOnlyAddress => Volatile.Read(ref _safeReadOnlyAddress);
+    public long HeadAddress => Volatile.Read(ref _headAddress);
+    public long SafeHeadAddress => Volatile.Read(ref _safeHeadAddress);
+    public long FlushedUntilAddress => Volatile.Read(ref _flushedUntilAddress);
+    public long ClosedUntilAddress => Volatile.Read(ref _closedUntilAddress);
+    public long BeginAddress => Volatile.Read(ref _beginAddress);
+
+    /// <summary>Native memory of the page frames allocated so far.</summary>
+    public long MemoryBytes
+    {
+        get
+        {
+            long n = 0;
+            for (int i = 0; i < _frames.Length; i++) if (_frames[i] != null) n++;
+            return n * PageSize;
+        }
+    }
+
+    public long PageOf(long address) => address >> PageBits;
+    public long PageStart(long page) => page << PageBits;
+
+    /// <summary>Pointer to the record at address; the address must be in memory (>= HeadAddress, caller epoch-protected).</summary>
+    public byte* GetPhysical(long address)
+    {
+        long page = address >> PageBits;
+        return _frames[page % BufferPages] + (address & (PageSize - 1));
+    }
+
+    /// <summary>
+    /// Allocates size bytes (8-aligned, at most a page minus the first-page reserve) at the tail. Returns the address,
+    /// or 0 when the next page is not free yet: the caller must Refresh its epoch and try again.
+    /// </summary>
+    public long TryAllocate(int size)
+    {
+        if ((uint)size > (uint)MaxRecordSize) throw new ArgumentOutOfRangeException(nameof(size), $"a record of {size} bytes does not fit a {PageSize}-byte page");
+        if (_flushError is not null) throw new IOException("the log device failed", _flushError);
+        long local = Interlocked.Add(ref _tailPageOffset, size);
+        long page = local >> 32;
+        long offset = local & 0xFFFFFFFF;
+        if (offset <= PageSize) return (page << PageBits) + offset - size;
+        if (offset - size > PageSize) return 0; // another thread is turning this page
+
+        // We turn the page. The rest of this page stays zero (ends the page for scans).
+        long next = page + 1;
+        if (!TryMakeFrameAvailable(next))
+        {
+            Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (offset - size));
+            return 0;
+        }
+        AllocateFrame(next);
+        Interlocked.Exchange(ref _tailPageOffset, (next << 32) | (uint)size);
+        return next << PageBits;
+    }
+
+    /// <summary>Allocates, refreshing the epoch and yielding while the log waits for a flush (bounded wait).</summary>
+    public long Allocate(int size)
+    {
+        var spin = new SpinWait();
+        long deadline = Environment.TickCount64 + 60_000;
+        while (true)
+        {
+            long a = TryAllocate(size);
+            if (a != 0) return a;
+            _epoch.Refresh();
+            spin.SpinOnce(-1);
+            if (Environment.TickCount64 > deadline) throw new TimeoutException("log allocation waited 60 s for a page flush");
+        }
+    }
+
+    private void AllocateFrame(long page)
+    {
+        int frame = (int)(page % BufferPages);
+        if (_frames[frame] == null)
+            _frames[frame] = (byte*)NativeMemory.AlignedAlloc((nuint)PageSize, 4096);
+        NativeMemory.Clear(_frames[frame], (nuint)PageSize);
+        Volatile.Write(ref _framePage[frame], page);
+    }
+
+    /// <summary>Moves the read-only and head marks so that page's frame can be used; true when it is free now.</summary>
+    private bool TryMakeFrameAvailable(long page)
+    {
+        // Keep _mutablePages pages mutable below the new tail page; the rest of memory is read-only.
+        ShiftReadOnly(PageStart(Math.Max(0, page - _mutablePages + 1)));
+        long needClosed = PageStart(page - BufferPages + 1);
+        if (page < BufferPages) return true;
+        if (ClosedUntilAddress >= needClosed) return true;
+        ShiftHead(needClosed);
+        return ClosedUntilAddress >= needClosed;
+    }
+
+    private static bool MonotonicUpdate(ref long field, long value, out long old)
+    {
+        old = Volatile.Read(ref field);
+        while (old < value)
+        {
+            long seen = Interlocked.CompareExchange(ref field, value, old);
+            if (seen == old) return true;
+            old = seen;
+        }
+        return false;
+    }
+
+    /// <summary>Makes records below address read-only; once every thread has moved on, their pages are flushed.</summary>
+    public void ShiftReadOnly(long address)
+    {
+        address = Math.Min(address, TailAddress);
+        if (MonotonicUpdate(ref _readOnlyAddress, address, out _))
+            _epoch.BumpCurrentEpoch(() => OnSafeReadOnly(address));
+    }
+
+    private void OnSafeReadOnly(long address)
+    {
+        if (!MonotonicUpdate(ref _safeReadOnlyAddress, address, out _)) return;
+        // Flush every whole page below the safe read-only address that is not flushed yet.
+        long fromPage, toPage;
+        lock (_flushLock)
+        {
+            fromPage = PageOf(_flushRequestedUntil);
+            toPage = PageOf(address); // pages strictly below are complete
+            if (toPage <= fromPage) return;
+            _flushRequestedUntil = PageStart(toPage);
+        }
+        for (long p = fromPage; p < toPage; p++) FlushPage(p);
+    }
+
+    private void FlushPage(long page)
+    {
+        Interlocked.Increment(ref _pendingFlushes);
+        byte* frame = _frames[page % BufferPages];
+        var memory = new UnmanagedMemory(frame, PageSize).Memory;
+        LogIo.Flush(_device, PageStart(page), memory, error =>
+        {
+            if (error is not null) _flushError = error;
+            OnPageFlushed(page);
+            Interlocked.Decrement(ref _pendingFlushes);
+        });
+    }
+
+    private void OnPageFlushed(long page)
+    {
+        lock (_flushLock)
+        {
+            _flushedPages.Add(page);
+            long until = Volatile.Read(ref _flushedUntilAddress);
+            while (_flushedPages.Count > 0 && _flushedPages.Min == PageOf(until))
+            {
+                long p = _flushedPages.Min;
+                _flushedPages.Remove(p);
+                until = PageStart(p + 1);
+            }
+            Volatile.Write(ref _flushedUntilAddress, until);
+        }
+        // A waiting page turn may now be able to evict.
+        ShiftHead(Volatile.Read(ref _headTarget));
+    }
+
+    private long _headTarget = FirstValidAddress;
+
+    /// <summary>Evicts pages below address (never past what is flushed); frames are reused once every thread moved on.</summary>
+    public void ShiftHead(long address)
+    {
+        MonotonicUpdate(ref _headTarget, address, out _);
+        long target = Math.Min(Volatile.Read(ref _headTarget), FlushedUntilAddress);
+        target = Math.Min(target, SafeReadOnlyAddress);
+        if (MonotonicUpdate(ref _headAddress, target, out _))
+            _epoch.BumpCurrentEpoch(() => OnSafeHead(target));
+    }
+
+    private void OnSafeHead(long address)
+    {
+        MonotonicUpdate(ref _safeHeadAddress, address, out _);
+        MonotonicUpdate(ref _closedUntilAddress, address, out _);
+    }
+
+    /// <summary>Waits until every issued flush has completed (for tests and shutdown).</summary>
+    public bool WaitForFlushes(TimeSpan timeout)
+    {
+        long deadline = Environment.TickCount64 + (long)timeout.TotalMilliseconds;
+        while (Interlocked.Read(ref _pendingFlushes) > 0)
+        {
+            if (Environment.TickCount64 > deadline) return false;
+            Thread.Sleep(1);
+        }
+        return true;
+    }
+
+    /// <summary>Reads length bytes at address from the device (the record is below HeadAddress); bytes past the data read as zero.</summary>
+    public ValueTask<byte[]> ReadFromDeviceAsync(long address, int length) => LogIo.Read(_device, address, length);
+
+    /// <summary>Drops the log below address (records there become unreachable) and deletes whole segments.</summary>
+    public void ShiftBeginAddress(long address)
+    {
+        if (MonotonicUpdate(ref _beginAddress, address, out _))
+            _epoch.BumpCurrentEpoch(() => _device.TruncateBelow(address));
+    }
+
+    public void Dispose()
+    {
+        if (_disposed) return;
+        _disposed = true;
+        WaitForFlushes(TimeSpan.FromSeconds(30));
+        for (int i = 0; i < _frames.Length; i++)
+            if (_frames[i] != null) { NativeMemory.AlignedFree(_frames[i]); _frames[i] = null; }
+    }
+
+    /// <summary>A Memory&lt;byte&gt; over native memory, for device writes.</summary>
+    private sealed class UnmanagedMemory(byte* pointer, int length) : System.Buffers.MemoryManager<byte>
+    {
+        public override Span<byte> GetSpan() => new(pointer, length);
+        public override System.Buffers.MemoryHandle Pin(int elementIndex = 0) => new(pointer + elementIndex);
+        public override void Unpin() { }
+        protected override void Dispose(bool disposing) { }
+    }
+}
+
+public sealed class HybridLogSettings
+{
+    /// <summary>log2 of the page size (default 22: 4 MB pages).</summary>
+    public int PageBits { get; set; } = 22;
+    /// <summary>Pages held in memory (the memory budget of the log divided by the page size); at least 2.</summary>
+    public int MemoryPages { get; set; } = 64;
+    /// <summary>Fraction of the in-memory pages that stay mutable (updated in place).</summary>
+    public double MutableFraction { get; set; } = 0.9;
+
+    public void Validate()
+    {
+        if (PageBits < 9 || PageBits > 30) throw new ArgumentOutOfRangeException(nameof(PageBits), "page size must be 512 B .. 1 GB");
+        if (MemoryPages < 2) throw new ArgumentOutOfRangeException(nameof(MemoryPages), "at least 2 pages must fit in memory");
+        if (MutableFraction <= 0 || MutableFraction >= 1) throw new ArgumentOutOfRangeException(nameof(MutableFraction));
+    }
+}
+
+/// <summary>The log's awaiting code, kept out of the unsafe class (C# does not allow await in unsafe contexts).</summary>
+internal static class LogIo
+{
+    public static async void Flush(IStorageDevice device, long address, ReadOnlyMemory<byte> data, Action<Exception?> done)
+    {
+        Exception? error = null;
+        try { await device.WriteAsync(address, data).ConfigureAwait(false); }
+        catch (Exception ex) { error = ex; }
+        done(error);
+    }
+
+    public static async ValueTask<byte[]> Read(IStorageDevice device, long address, int length)
+    {
+        var buffer = new byte[length];
+        int n = await device.ReadAsync(address, buffer).ConfigureAwait(false);
+        if (n < length) Array.Clear(buffer, n, length - n);
+        return buffer;
+    }
+}

@@ -1,0 +1,34 @@
+// IStoreFunctions: the callbacks through which the server gives operations their meaning (what to copy out,
+// how to update). Implemented by structs, so the JIT specializes and inlines them per session type.
+// The engine decides where records live; the callbacks decide what the bytes mean. No callback may block.
+namespace Garnet.storage.Store;
+
+public interface IStoreFunctions<TInput, TOutput>
+{
+    /// <summary>Copies what the caller wants out of a live, unexpired record. Return false to report NotFound.</summary>
+    bool Reader(ref RecordRef record, ref TInput input, ref TOutput output);
+
+    /// <summary>RMW on a key with no live record: return false to create nothing (NotFound). Else give the new value's length and expiration (0 = none).</summary>
+    bool NeedInitialUpdate(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, out int valueLength, out long expiration);
+
+    /// <summary>Fills the value of a new record (its length is the one NeedInitialUpdate gave).</summary>
+    void InitialUpdater(ReadOnlySpan<byte> key, ref TInput input, Span<byte> value, ref TOutput output);
+
+    /// <summary>RMW on a live record in the mutable region, under its exclusive lock.</summary>
+    UpdateAction InPlaceUpdater(ref RecordRef record, ref TInput input, ref TOutput output);
+
+    /// <summary>RMW that must copy (record read-only, on disk, or NeedCopy): return false to change nothing. Else the new value's length and expiration.</summary>
+    bool NeedCopyUpdate(ref RecordRef oldRecord, ref TInput input, ref TOutput output, out int valueLength, out long expiration);
+
+    /// <summary>Fills the new record's value from the old one.</summary>
+    void CopyUpdater(ref RecordRef oldRecord, ref TInput input, Span<byte> newValue, ref TOutput output);
+
+    /// <summary>A pending Read finished (on the session's thread, in issue order).</summary>
+    void ReadCompleted(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, Status status);
+
+    /// <summary>A pending RMW finished.</summary>
+    void RmwCompleted(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, Status status);
+
+    /// <summary>A pending Upsert or Delete finished.</summary>
+    void WriteCompleted(ReadOnlySpan<byte> key, Status status);
+}

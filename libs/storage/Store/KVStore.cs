@@ -1,0 +1,164 @@
+// KVStore: the key-value store: a hash index over a hybrid log, protected by epochs. Sessions (StoreSession)
+// run operations; this class owns the shared parts and the rules that every operation follows.
+// Invariants:
+//  - The index entry for a tag points at the newest record of that tag; older records hang off its
+//    previous-address chain. A new record is published only by a CAS of the index entry from the address its
+//    chain was built on, so concurrent writers of one tag serialize on that CAS.
+//  - A key's record is replaced (copy to the tail) only after sealing the old one under its exclusive lock when it
+//    is in the mutable region; tombstones and in-place updates also take that lock. So "did the key exist" is
+//    decided exactly once per change, and LiveKeyCount (keys whose newest record is not a tombstone, expired
+//    or not, as Redis's DBSIZE counts them) stays exact under concurrency.
+//  - Every operation runs under epoch protection; pointers into the log are dropped before the epoch refreshes.
+using System.Runtime.CompilerServices;
+using Garnet.storage.Devices;
+using Garnet.storage.Epochs;
+using Garnet.storage.Index;
+using Garnet.storage.Log;
+
+namespace Garnet.storage.Store;
+
+public sealed class KVStoreSettings
+{
+    /// <summary>Directory for the log's segment files (ignored with a null device).</summary>
+    public string Directory { get; set; } = "./data";
+    /// <summary>Memory budget of the log's in-memory pages, in bytes (rounded down to whole pages, at least 2).</summary>
+    public long LogMemoryBytes { get; set; } = 256L << 20;
+    /// <summary>log2 of the page size.</summary>
+    public int PageBits { get; set; } = 22;
+    /// <summary>log2 of the segment-file size (at least PageBits).</summary>
+    public int SegmentBits { get; set; } = 30;
+    /// <summary>Hash index buckets (a power of two; 64 bytes each).</summary>
+    public long IndexBuckets { get; set; } = 1 << 20;
+    public double MutableFraction { get; set; } = 0.9;
+    /// <summary>Pure cache mode: evicted records are gone (no disk tier).</summary>
+    public bool NullDevice { get; set; }
+    /// <summary>Second chance: a record read from disk is copied to the tail so it stays hot.</summary>
+    public bool CopyReadsFromDiskToTail { get; set; } = true;
+    /// <summary>Current time in Unix ms, for expiration (replaceable in tests).</summary>
+    public Func<long> Clock { get; set; } = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+}
+
+public sealed unsafe class KVStore : IDisposable
+{
+    private long _liveKeys;
+    private bool _disposed;
+
+    public KVStore(KVStoreSettings settings)
+    {
+        if (settings.SegmentBits < settings.PageBits) throw new ArgumentException("SegmentBits must be at least PageBits");
+        Settings = settings;
+        Epoch = new EpochProtection();
+        Index = new HashIndex(settings.IndexBuckets);
+        Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits);
+        int pages = (int)Math.Max(2, settings.LogMemoryBytes >> settings.PageBits);
+        Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
+        Clock = settings.Clock;
+    }
+
+    public KVStoreSettings Settings { get; }
+    public EpochProtection Epoch { get; }
+    public HashIndex Index { get; }
+    public HybridLog Log { get; }
+    public IStorageDevice Device { get; }
+    internal Func<long> Clock { get; }
+
+    /// <summary>Keys whose newest record is not a tombstone (exact; O(1)).</summary>
+    public long LiveKeyCount => Interlocked.Read(ref _liveKeys);
+
+    internal void KeyCreated() => Interlocked.Increment(ref _liveKeys);
+    internal void KeyDeleted() => Interlocked.Decrement(ref _liveKeys);
+
+    /// <summary>Native memory of the index and the log pages.</summary>
+    public long MemoryBytes => Index.MemoryBytes + Log.MemoryBytes;
+
+    public StoreSession<TInput, TOutput, TFunctions> NewSession<TInput, TOutput, TFunctions>(TFunctions functions)
+        where TFunctions : struct, IStoreFunctions<TInput, TOutput>
+        => new(this, functions);
+
+    internal enum Search { Found, NotFound, OnDisk }
+
+    /// <summary>
+    /// Walks the chain from address down to (not including) stopAddress looking for key in memory.
+    /// OnDisk: the chain continues below HeadAddress at the returned address.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Search FindInMemory(ReadOnlySpan<byte> key, long address, long stopAddress, out long found, out byte* record)
+    {
+        long head = Log.HeadAddress, begin = Log.BeginAddress;
+        while (address >= begin && address > stopAddress)
+        {
+            if (address < head)
+            {
+                found = address;
+                record = null;
+                return Search.OnDisk;
+            }
+            byte* r = Log.GetPhysical(address);
+            ulong info = Volatile.Read(ref RecordLayout.Info(r));
+            if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(r).SequenceEqual(key))
+            {
+                found = address;
+                record = r;
+                return Search.Found;
+            }
+            address = RecordInfo.PreviousAddress(info);
+        }
+        found = 0;
+        record = null;
+        return Search.NotFound;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool IsExpired(byte* record)
+    {
+        if (!RecordLayout.HasExpiration(record)) return false;
+        return RecordLayout.Expiration(record) <= Clock();
+    }
+
+    /// <summary>Bytes of the record at the start of bytes (0 when there is no record header).</summary>
+    internal static int RecordSizeOf(byte[] bytes)
+    {
+        if (bytes.Length < RecordLayout.HeaderSize) return 0;
+        fixed (byte* p = bytes) return RecordLayout.TotalSize(p);
+    }
+
+    public void Dispose()
+    {
+        if (_disposed) return;
+        _disposed = true;
+        Log.Dispose();
+        Index.Dispose();
+        Device.Dispose();
+        Epoch.Dispose();
+    }
+}
+
+/// <summary>The store's awaiting code, kept out of unsafe classes.</summary>
+internal static class StoreIo
+{
+    public static async void ReadRecord(HybridLog log, long address, Action<byte[]?, Exception?> done)
+    {
+        byte[]? bytes = null;
+        Exception? error = null;
+        try { bytes = await ReadRecordAsync(log, address).ConfigureAwait(false); }
+        catch (Exception ex) { error = ex; }
+        done(bytes, error);
+    }
+
+    public static async Task CompleteAsync(Func<bool> tryComplete, SemaphoreSlim signal)
+    {
+        while (!tryComplete()) await signal.WaitAsync(10).ConfigureAwait(false);
+    }
+
+    /// <summary>Reads the whole record at a disk address (a second read when it is larger than the first guess).</summary>
+    public static async ValueTask<byte[]> ReadRecordAsync(HybridLog log, long address)
+    {
+        int pageSize = log.PageSize;
+        int untilPageEnd = pageSize - (int)(address & (pageSize - 1));
+        int first = Math.Min(4096, untilPageEnd);
+        var bytes = await log.ReadFromDeviceAsync(address, first).ConfigureAwait(false);
+        int total = KVStore.RecordSizeOf(bytes);
+        if (total > first && total <= untilPageEnd) bytes = await log.ReadFromDeviceAsync(address, total).ConfigureAwait(false);
+        return bytes;
+    }
+}

@@ -1,0 +1,601 @@
+// StoreSession: runs operations for one thread of work (a connection, a test thread). Not thread-safe: one caller
+// at a time. Operations that need the disk return Status.Pending; CompletePending runs their continuations on the
+// caller's thread, strictly in the order the operations were issued, and reports them through the callbacks.
+// Invariants:
+//  - Each operation runs between Epoch.Acquire and Epoch.Release (re-entrant, so a caller may hold protection
+//    across a batch). No pointer into the log survives a Refresh: when the log must wait for a page, the operation
+//    undoes what it started (unseal) and restarts.
+//  - A pending operation remembers the index entry address its search began at. When its disk read resolves, it
+//    completes only if that entry is unchanged; otherwise it restarts from the index (keeping its place in order).
+using System.Runtime.CompilerServices;
+using Garnet.storage.Index;
+using Garnet.storage.Log;
+
+namespace Garnet.storage.Store;
+
+public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposable
+    where TFunctions : struct, IStoreFunctions<TInput, TOutput>
+{
+    private enum OpKind { Read, Upsert, Rmw, Delete }
+
+    private sealed class PendingOp
+    {
+        public OpKind Kind;
+        public byte[] Key = [];
+        public byte[]? Value;
+        public long Expiration;
+        public TInput Input = default!;
+        public TOutput Output = default!;
+        public ulong Hash;
+        public long EntryAddress;
+        public long DiskAddress;
+        public volatile bool IoDone;
+        public byte[]? Record;
+        public Exception? Error;
+    }
+
+    private readonly KVStore _store;
+    private readonly HybridLog _log;
+    private readonly HashIndex _index;
+    private TFunctions _functions;
+    private readonly Queue<PendingOp> _pending = new();
+    private readonly SemaphoreSlim _ioSignal = new(0);
+    private PendingOp? _rearm; // set while a pending op restarts, so a new wait reuses it (and its queue place)
+
+    internal StoreSession(KVStore store, TFunctions functions)
+    {
+        _store = store;
+        _log = store.Log;
+        _index = store.Index;
+        _functions = functions;
+    }
+
+    public int PendingCount => _pending.Count;
+
+    // ------------------------------------------------------------------------------------------------------
+    // Read
+    // ------------------------------------------------------------------------------------------------------
+
+    public Status Read(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output)
+    {
+        _store.Epoch.Acquire();
+        try { return ReadCore(key, KeyHashOf(key), ref input, ref output); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong KeyHashOf(ReadOnlySpan<byte> key) => Util.KeyHash.Hash(key);
+
+    private Status ReadCore(ReadOnlySpan<byte> key, ulong hash, ref TInput input, ref TOutput output)
+    {
+        while (true)
+        {
+            if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
+            var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
+            if (search == KVStore.Search.NotFound) return Status.NotFound;
+            if (search == KVStore.Search.OnDisk)
+                return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
+            ref ulong info = ref RecordLayout.Info(rec);
+            ulong word = Volatile.Read(ref info);
+            if ((word & RecordInfo.Tombstone) != 0) return Status.NotFound;
+            if (_store.IsExpired(rec)) return Status.NotFound | Status.Expired;
+            bool mutable = address >= _log.ReadOnlyAddress;
+            if (mutable && !RecordInfo.TryLockShared(ref info)) continue; // sealed: superseded, look again
+            try
+            {
+                var rr = new RecordRef(rec, false);
+                return _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
+            }
+            finally
+            {
+                if (mutable) RecordInfo.UnlockShared(ref info);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Upsert
+    // ------------------------------------------------------------------------------------------------------
+
+    /// <summary>Sets key to value (blind write). expiration: Unix ms, 0 = none. Status has Created when the key was new.</summary>
+    public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0)
+    {
+        _store.Epoch.Acquire();
+        try { return UpsertCore(key, KeyHashOf(key), value, expiration); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status UpsertCore(ReadOnlySpan<byte> key, ulong hash, ReadOnlySpan<byte> value, long expiration)
+    {
+        ushort tag = HashIndex.TagOf(hash);
+        int size = RecordLayout.Size(key.Length, value.Length, expiration != 0);
+        var waits = new AllocationWait();
+        while (true)
+        {
+            var slot = _index.FindOrCreate(hash, out long entry);
+            var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
+            if (search == KVStore.Search.OnDisk)
+            {
+                TInput noInput = default!; TOutput noOutput = default!;
+                return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration);
+            }
+            bool existed = false, sealedOld = false;
+            if (search == KVStore.Search.Found)
+            {
+                ref ulong info = ref RecordLayout.Info(rec);
+                ulong word = Volatile.Read(ref info);
+                if ((word & RecordInfo.Tombstone) == 0 && address >= _log.ReadOnlyAddress)
+                {
+                    if (!RecordInfo.TryLockExclusive(ref info)) continue;
+                    word = Volatile.Read(ref info);
+                    if ((word & RecordInfo.Tombstone) != 0)
+                    {
+                        RecordInfo.UnlockExclusive(ref info);
+                    }
+                    else
+                    {
+                        var rr = new RecordRef(rec, true);
+                        bool layoutFits = expiration == 0 ? !rr.HasExpiration : rr.HasExpiration;
+                        if (layoutFits && rr.FitsInPlace(value.Length))
+                        {
+                            value.CopyTo(rr.WritableValue(value.Length));
+                            if (expiration != 0) rr.TrySetExpiration(expiration);
+                            RecordInfo.UnlockExclusive(ref info);
+                            return Status.Found | Status.InPlaceUpdated;
+                        }
+                        RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Sealed);
+                        sealedOld = true;
+                        existed = true;
+                    }
+                }
+                else existed = (word & RecordInfo.Tombstone) == 0;
+            }
+
+            long newAddress = _log.TryAllocate(size);
+            if (newAddress == 0)
+            {
+                if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+                waits.Wait(_store);
+                continue;
+            }
+            byte* nrec = _log.GetPhysical(newAddress);
+            RecordLayout.Initialize(nrec, entry, key, value.Length, expiration, 0);
+            value.CopyTo(RecordLayout.Value(nrec));
+            if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
+            {
+                if (!existed) _store.KeyCreated();
+                return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
+            }
+            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Delete
+    // ------------------------------------------------------------------------------------------------------
+
+    /// <summary>Deletes key. Found when a live, unexpired key was deleted.</summary>
+    public Status Delete(ReadOnlySpan<byte> key)
+    {
+        _store.Epoch.Acquire();
+        try { return DeleteCore(key, KeyHashOf(key)); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status DeleteCore(ReadOnlySpan<byte> key, ulong hash)
+    {
+        ushort tag = HashIndex.TagOf(hash);
+        var waits = new AllocationWait();
+        while (true)
+        {
+            if (!_index.TryFind(hash, out var slot, out long entry)) return Status.NotFound;
+            var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
+            if (search == KVStore.Search.NotFound) return Status.NotFound;
+            if (search == KVStore.Search.OnDisk)
+            {
+                TInput noInput = default!; TOutput noOutput = default!;
+                return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
+            }
+            ref ulong info = ref RecordLayout.Info(rec);
+            if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
+            bool expired = _store.IsExpired(rec);
+            var result = expired ? Status.NotFound | Status.Expired : Status.Found;
+            if (address >= _log.ReadOnlyAddress)
+            {
+                if (!RecordInfo.TryLockExclusive(ref info)) continue;
+                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
+                {
+                    RecordInfo.UnlockExclusive(ref info);
+                    return Status.NotFound;
+                }
+                RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
+                _store.KeyDeleted();
+                return result;
+            }
+            if (AppendTombstone(key, slot, tag, entry, ref waits)) { _store.KeyDeleted(); return result; }
+        }
+    }
+
+    private bool AppendTombstone(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, ref AllocationWait waits)
+    {
+        long newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, 0, false));
+        if (newAddress == 0) { waits.Wait(_store); return false; }
+        byte* nrec = _log.GetPhysical(newAddress);
+        RecordLayout.Initialize(nrec, entry, key, 0, 0, RecordInfo.Tombstone);
+        if (HashIndex.TryUpdate(slot, tag, entry, newAddress)) return true;
+        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        return false;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // RMW
+    // ------------------------------------------------------------------------------------------------------
+
+    public Status Rmw(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output)
+    {
+        _store.Epoch.Acquire();
+        try { return RmwCore(key, KeyHashOf(key), ref input, ref output); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status RmwCore(ReadOnlySpan<byte> key, ulong hash, ref TInput input, ref TOutput output)
+    {
+        ushort tag = HashIndex.TagOf(hash);
+        var waits = new AllocationWait();
+        while (true)
+        {
+            var slot = _index.FindOrCreate(hash, out long entry);
+            var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
+            if (search == KVStore.Search.OnDisk)
+                return GoPending(OpKind.Rmw, key, hash, entry, address, ref input, ref output, null, 0);
+
+            bool existed = false, sealedOld = false, copyFromOld = false;
+            Status expiredFlag = 0;
+            if (search == KVStore.Search.Found)
+            {
+                ref ulong info = ref RecordLayout.Info(rec);
+                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) == 0)
+                {
+                    if (address >= _log.ReadOnlyAddress)
+                    {
+                        if (!RecordInfo.TryLockExclusive(ref info)) continue;
+                        if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
+                        {
+                            RecordInfo.UnlockExclusive(ref info);
+                        }
+                        else
+                        {
+                            existed = true;
+                            UpdateAction action;
+                            if (_store.IsExpired(rec)) action = UpdateAction.Expire;
+                            else
+                            {
+                                var rr = new RecordRef(rec, true);
+                                action = _functions.InPlaceUpdater(ref rr, ref input, ref output);
+                            }
+                            switch (action)
+                            {
+                                case UpdateAction.Done:
+                                    RecordInfo.UnlockExclusive(ref info);
+                                    return Status.Found | Status.InPlaceUpdated;
+                                case UpdateAction.Abort:
+                                    RecordInfo.UnlockExclusive(ref info);
+                                    return Status.Found;
+                                case UpdateAction.Expire:
+                                    expiredFlag = Status.Expired;
+                                    break;
+                                default:
+                                    copyFromOld = true;
+                                    break;
+                            }
+                            RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Sealed);
+                            sealedOld = true;
+                        }
+                    }
+                    else
+                    {
+                        existed = true;
+                        if (_store.IsExpired(rec)) expiredFlag = Status.Expired;
+                        else copyFromOld = true;
+                    }
+                }
+            }
+
+            var outcome = copyFromOld
+                ? TryCopyUpdate(key, slot, tag, entry, rec, ref input, ref output, out Status status)
+                : TryInitialUpdate(key, slot, tag, entry, existed, ref input, ref output, out status);
+            if (outcome == Attempt.Done)
+            {
+                if (sealedOld && (status & (Status.CopyUpdated | Status.Created)) == 0)
+                    RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed); // nothing replaced it
+                return status | expiredFlag;
+            }
+            if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+            if (outcome == Attempt.NoSpace) waits.Wait(_store);
+        }
+    }
+
+    private enum Attempt { Done, Conflict, NoSpace }
+
+    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, byte* oldRecord,
+        ref TInput input, ref TOutput output, out Status status)
+    {
+        var old = new RecordRef(oldRecord, false);
+        if (!_functions.NeedCopyUpdate(ref old, ref input, ref output, out int length, out long expiration))
+        {
+            status = Status.Found;
+            return Attempt.Done;
+        }
+        long newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
+        if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
+        byte* nrec = _log.GetPhysical(newAddress);
+        RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
+        _functions.CopyUpdater(ref old, ref input, RecordLayout.Value(nrec), ref output);
+        if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
+        {
+            status = Status.Found | Status.CopyUpdated;
+            return Attempt.Done;
+        }
+        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        status = 0;
+        return Attempt.Conflict;
+    }
+
+    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, bool existed,
+        ref TInput input, ref TOutput output, out Status status)
+    {
+        if (!_functions.NeedInitialUpdate(key, ref input, ref output, out int length, out long expiration))
+        {
+            status = Status.NotFound;
+            return Attempt.Done;
+        }
+        long newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
+        if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
+        byte* nrec = _log.GetPhysical(newAddress);
+        RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
+        _functions.InitialUpdater(key, ref input, RecordLayout.Value(nrec), ref output);
+        if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
+        {
+            if (!existed) _store.KeyCreated();
+            status = Status.Created;
+            return Attempt.Done;
+        }
+        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        status = 0;
+        return Attempt.Conflict;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Pending operations (disk)
+    // ------------------------------------------------------------------------------------------------------
+
+    private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration)
+    {
+        var op = _rearm;
+        if (op is null)
+        {
+            op = new PendingOp { Kind = kind, Key = key.ToArray(), Value = kind == OpKind.Upsert ? value.ToArray() : null, Expiration = expiration, Hash = hash };
+            op.Input = input;
+            op.Output = output;
+            _pending.Enqueue(op);
+        }
+        else _rearm = null;
+        op.EntryAddress = entry;
+        op.DiskAddress = diskAddress;
+        IssueRead(op);
+        return Status.Pending;
+    }
+
+    private void IssueRead(PendingOp op)
+    {
+        op.IoDone = false;
+        op.Record = null;
+        StoreIo.ReadRecord(_log, op.DiskAddress, (bytes, error) =>
+        {
+            op.Record = bytes;
+            op.Error = error;
+            op.IoDone = true;
+            _ioSignal.Release();
+        });
+    }
+
+    /// <summary>
+    /// Runs continuations of pending operations whose disk reads finished, in issue order. With wait, returns only
+    /// when none is left (or the timeout passes: false).
+    /// </summary>
+    public bool CompletePending(bool wait = false, TimeSpan? timeout = null)
+    {
+        long deadline = Environment.TickCount64 + (long)(timeout ?? TimeSpan.FromMinutes(1)).TotalMilliseconds;
+        while (_pending.Count > 0)
+        {
+            var op = _pending.Peek();
+            if (!op.IoDone)
+            {
+                if (!wait) return false;
+                if (Environment.TickCount64 > deadline) return false;
+                _ioSignal.Wait(10);
+                continue;
+            }
+            _store.Epoch.Acquire();
+            bool done;
+            try { done = Continue(op); }
+            finally { _store.Epoch.Release(); }
+            if (done) _pending.Dequeue();
+        }
+        return true;
+    }
+
+    /// <summary>Awaits (without blocking a thread) until every pending operation has completed.</summary>
+    public Task CompletePendingAsync() => StoreIo.CompleteAsync(() => CompletePending(wait: false), _ioSignal);
+
+    /// <summary>Handles a finished read. False when the operation went back to the disk (it stays first in line).</summary>
+    private bool Continue(PendingOp op)
+    {
+        if (op.Error is not null) throw new IOException("reading a record from the log device failed", op.Error);
+        byte[] bytes = op.Record!;
+        bool found = false;
+        fixed (byte* rec = bytes)
+        {
+            int size = KVStore.RecordSizeOf(bytes);
+            bool valid = size >= RecordLayout.HeaderSize && size <= bytes.Length;
+            if (valid)
+            {
+                ulong info = RecordInfo.Persistent(*(ulong*)rec);
+                if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(rec).SequenceEqual(op.Key)) found = true;
+                else
+                {
+                    long prev = RecordInfo.PreviousAddress(info);
+                    if (prev >= _log.BeginAddress && prev != 0)
+                    {
+                        op.DiskAddress = prev;
+                        IssueRead(op);
+                        return false;
+                    }
+                }
+            }
+            // The index must still point where the search began; otherwise something newer may exist: start over.
+            _index.TryFind(op.Hash, out var slot, out long current);
+            if (current != op.EntryAddress || !slot.IsValid) return Restart(op);
+            return Finish(op, slot, found ? rec : null);
+        }
+    }
+
+    private bool Restart(PendingOp op)
+    {
+        _rearm = op;
+        Status status;
+        switch (op.Kind)
+        {
+            case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
+            case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.Expiration); break;
+            case OpKind.Delete: status = DeleteCore(op.Key, op.Hash); break;
+            default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
+        }
+        if (status.IsPending()) return false; // re-armed in place
+        _rearm = null;
+        Report(op, status);
+        return true;
+    }
+
+    private void Report(PendingOp op, Status status)
+    {
+        switch (op.Kind)
+        {
+            case OpKind.Read: _functions.ReadCompleted(op.Key, ref op.Input, ref op.Output, status); break;
+            case OpKind.Rmw: _functions.RmwCompleted(op.Key, ref op.Input, ref op.Output, status); break;
+            default: _functions.WriteCompleted(op.Key, status); break;
+        }
+    }
+
+    /// <summary>Completes op against the record read from disk (null: the key has no record). False if it must restart.</summary>
+    private bool Finish(PendingOp op, HashIndex.Slot slot, byte* diskRecord)
+    {
+        ushort tag = HashIndex.TagOf(op.Hash);
+        long entry = op.EntryAddress;
+        bool live = diskRecord != null && (RecordInfo.Persistent(*(ulong*)diskRecord) & RecordInfo.Tombstone) == 0;
+        bool expired = live && _store.IsExpired(diskRecord);
+        var waits = new AllocationWait();
+        switch (op.Kind)
+        {
+            case OpKind.Read:
+            {
+                Status status = Status.NotFound;
+                if (live && !expired)
+                {
+                    var rr = new RecordRef(diskRecord, false);
+                    status = _functions.Reader(ref rr, ref op.Input, ref op.Output) ? Status.Found : Status.NotFound;
+                    if (_store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord);
+                }
+                else if (expired) status = Status.NotFound | Status.Expired;
+                Report(op, status);
+                return true;
+            }
+            case OpKind.Upsert:
+            {
+                int size = RecordLayout.Size(op.Key.Length, op.Value!.Length, op.Expiration != 0);
+                long newAddress;
+                while ((newAddress = _log.TryAllocate(size)) == 0) waits.Wait(_store);
+                if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                byte* nrec = _log.GetPhysical(newAddress);
+                RecordLayout.Initialize(nrec, entry, op.Key, op.Value.Length, op.Expiration, 0);
+                op.Value.CopyTo(RecordLayout.Value(nrec));
+                if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
+                {
+                    RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+                    return Restart(op);
+                }
+                if (!live) _store.KeyCreated();
+                Report(op, Status.Found | Status.CopyUpdated | (live ? 0 : Status.Created));
+                return true;
+            }
+            case OpKind.Delete:
+            {
+                if (!live) { Report(op, Status.NotFound); return true; }
+                while (true)
+                {
+                    if (AppendTombstone(op.Key, slot, tag, entry, ref waits)) break;
+                    if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                }
+                _store.KeyDeleted();
+                Report(op, expired ? Status.NotFound | Status.Expired : Status.Found);
+                return true;
+            }
+            default:
+            {
+                while (true)
+                {
+                    Attempt outcome;
+                    Status status;
+                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, diskRecord, ref op.Input, ref op.Output, out status);
+                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, live, ref op.Input, ref op.Output, out status);
+                    if (outcome == Attempt.Done)
+                    {
+                        Report(op, status | (expired ? Status.Expired : 0));
+                        return true;
+                    }
+                    if (outcome == Attempt.Conflict) return Restart(op);
+                    waits.Wait(_store);
+                    if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                }
+            }
+        }
+    }
+
+    /// <summary>Second chance: copies a record read from disk to the tail (best effort: skipped if anything changed).</summary>
+    private void CopyToTail(HashIndex.Slot slot, ushort tag, long entry, byte* diskRecord)
+    {
+        int size = RecordLayout.TotalSize(diskRecord);
+        long newAddress = _log.TryAllocate(size);
+        if (newAddress == 0) return;
+        byte* nrec = _log.GetPhysical(newAddress);
+        Buffer.MemoryCopy(diskRecord, nrec, size, size);
+        ulong info = RecordInfo.Persistent(*(ulong*)diskRecord);
+        *(ulong*)nrec = (info & ~RecordInfo.AddressMask & ~RecordInfo.Sealed) | ((ulong)entry & RecordInfo.AddressMask);
+        if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
+            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+    }
+
+    public void Dispose()
+    {
+        CompletePending(wait: true, TimeSpan.FromSeconds(30));
+        _ioSignal.Dispose();
+    }
+
+    /// <summary>Waiting for the log to free a page: refresh the epoch (lets flush/evict actions run), back off, give up after a minute.</summary>
+    private struct AllocationWait
+    {
+        private int _spins;
+        private long _deadline;
+
+        public void Wait(KVStore store)
+        {
+            if (_deadline == 0) _deadline = Environment.TickCount64 + 60_000;
+            store.Epoch.Refresh();
+            if (++_spins > 20) Thread.Sleep(_spins > 200 ? 1 : 0);
+            else Thread.SpinWait(32);
+            if (Environment.TickCount64 > _deadline) throw new TimeoutException("the log waited a minute for a page to be flushed");
+        }
+    }
+}
