@@ -5,6 +5,9 @@
 //  - Each operation runs between Epoch.Acquire and Epoch.Release (re-entrant, so a caller may hold protection
 //    across a batch). No pointer into the log survives a Refresh: when the log must wait for a page, the operation
 //    undoes what it started (unseal) and restarts.
+//  - Records in the fuzzy region [SafeReadOnlyAddress, ReadOnlyAddress) may still be changed in place by a thread
+//    that saw them as mutable: writers that find a live record there wait (refresh) and retry instead of copying it,
+//    and readers lock every record at or above SafeReadOnlyAddress.
 //  - A pending operation remembers the index entry address its search began at. When its disk read resolves, it
 //    completes only if that entry is unchanged; otherwise it restarts from the index (keeping its place in order).
 using System.Runtime.CompilerServices;
@@ -79,7 +82,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             ulong word = Volatile.Read(ref info);
             if ((word & RecordInfo.Tombstone) != 0) return Status.NotFound;
             if (_store.IsExpired(rec)) return Status.NotFound | Status.Expired;
-            bool mutable = address >= _log.ReadOnlyAddress;
+            bool mutable = address >= _log.SafeReadOnlyAddress; // in-place updates may still happen down to SafeReadOnly
             if (mutable && !RecordInfo.TryLockShared(ref info)) continue; // sealed: superseded, look again
             try
             {
@@ -124,6 +127,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 ref ulong info = ref RecordLayout.Info(rec);
                 ulong word = Volatile.Read(ref info);
+                if ((word & RecordInfo.Tombstone) == 0 && InFuzzyRegion(address)) { waits.Wait(_store); continue; }
                 if ((word & RecordInfo.Tombstone) == 0 && address >= _log.ReadOnlyAddress)
                 {
                     if (!RecordInfo.TryLockExclusive(ref info)) continue;
@@ -199,6 +203,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             ref ulong info = ref RecordLayout.Info(rec);
             if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
+            if (InFuzzyRegion(address)) { waits.Wait(_store); continue; }
             bool expired = _store.IsExpired(rec);
             var result = expired ? Status.NotFound | Status.Expired : Status.Found;
             if (address >= _log.ReadOnlyAddress)
@@ -255,6 +260,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.Found)
             {
                 ref ulong info = ref RecordLayout.Info(rec);
+                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) == 0 && InFuzzyRegion(address)) { waits.Wait(_store); continue; }
                 if ((Volatile.Read(ref info) & RecordInfo.Tombstone) == 0)
                 {
                     if (address >= _log.ReadOnlyAddress)
@@ -317,6 +323,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     private enum Attempt { Done, Conflict, NoSpace }
+
+    /// <summary>Read-only already, but a thread that saw the record as mutable may still be updating it in place.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool InFuzzyRegion(long address) => address < _log.ReadOnlyAddress && address >= _log.SafeReadOnlyAddress;
 
     private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, byte* oldRecord,
         ref TInput input, ref TOutput output, out Status status)
