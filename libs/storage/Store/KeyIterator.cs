@@ -1,0 +1,204 @@
+// KeyIterator: visits every live key once, in log order, across memory and disk.
+// Rule: the iterator fixes End = TailAddress when it starts, and yields a record iff it is the newest record of its
+// key below End and is neither a tombstone nor expired. Records of a key written after the start are at or above
+// End, so they never make an older record "not newest": a key live for the whole iteration is yielded exactly once,
+// even when it is updated meanwhile; a key is never yielded twice.
+// Invariants:
+//  - Before scanning, the iterator waits (one epoch bump) until every thread that could have allocated below End
+//    has finished writing its record, so no half-written record is mistaken for the end of a page.
+//  - Memory pages are scanned under epoch protection without awaiting; disk pages are read a page at a time.
+//  - Cursor is the log address to resume from; a new iterator given (Cursor, End) continues where one stopped.
+using Garnet.storage.Log;
+
+namespace Garnet.storage.Store;
+
+/// <summary>A copy of a live record, as the iterator yields it.</summary>
+public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration);
+
+public sealed class KeyIterator
+{
+    private readonly KVStore _store;
+    private readonly HybridLog _log;
+    private bool _ready;
+
+    public KeyIterator(KVStore store, long startAddress = 0, long endAddress = 0)
+    {
+        _store = store;
+        _log = store.Log;
+        End = endAddress > 0 ? endAddress : _log.TailAddress;
+        Cursor = Math.Max(startAddress, _log.BeginAddress);
+    }
+
+    /// <summary>Exclusive end of the scan (the tail when the iteration began).</summary>
+    public long End { get; }
+
+    /// <summary>Next address to scan; equals End when the iteration is complete.</summary>
+    public long Cursor { get; private set; }
+
+    public bool Done => Cursor >= End;
+
+    private void WaitForWritersBelowEnd()
+    {
+        if (_ready) return;
+        var done = new ManualResetEventSlim();
+        _store.Epoch.BumpCurrentEpoch(done.Set);
+        bool protectedHere = _store.Epoch.ThisThreadProtected;
+        while (!done.IsSet)
+        {
+            if (protectedHere) _store.Epoch.Refresh();
+            else _store.Epoch.WaitForPendingActions(TimeSpan.FromMilliseconds(10));
+            done.Wait(1);
+        }
+        _ready = true;
+    }
+
+    /// <summary>Adds up to about max live records from the cursor on; returns false when the iteration is complete.</summary>
+    public async ValueTask<bool> NextBatchAsync(List<IteratedRecord> batch, int max = 1024)
+    {
+        WaitForWritersBelowEnd();
+        int target = batch.Count + max;
+        while (batch.Count < target && Cursor < End)
+        {
+            long page = _log.PageOf(Cursor);
+            long pageEnd = Math.Min(_log.PageStart(page + 1), End);
+            var candidates = new List<(long address, byte[] record)>();
+            if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates))
+            {
+                // The page is on disk: read what is left of it in one I/O and scan the copy.
+                var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
+                IteratorScan.ScanBuffer(bytes, Cursor, candidates);
+            }
+            foreach (var (address, record) in candidates)
+                if (await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) IteratorScan.AddIfLive(_store, record, address, batch);
+            Cursor = pageEnd;
+        }
+        return Cursor < End;
+    }
+
+    /// <summary>True when no other record of the same key lies in (address, End) (walking the chain from the index).</summary>
+    private async ValueTask<bool> IsNewestBelowEndAsync(byte[] record, long address)
+    {
+        byte[] key = IteratorScan.KeyOf(record);
+        long next = IteratorScan.WalkInMemory(_store, key, Util.KeyHash.Hash(key), address, End, out bool resolved, out bool newest);
+        while (!resolved)
+        {
+            // The chain continues on disk above our record: read records until we meet the key or reach our record.
+            var bytes = await StoreIo.ReadRecordAsync(_log, next).ConfigureAwait(false);
+            var (valid, matches, previous) = IteratorScan.Inspect(bytes, key);
+            if (!valid) return true;
+            if (matches && next < End) return false;
+            next = previous;
+            if (next <= address) return true;
+        }
+        return newest;
+    }
+}
+
+/// <summary>The iterator's pointer work, kept out of the async class.</summary>
+internal static unsafe class IteratorScan
+{
+    /// <summary>Copies the valid records of [from, to) if that range is in memory; false when it is on disk.</summary>
+    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[])> into)
+    {
+        var log = store.Log;
+        store.Epoch.Acquire();
+        try
+        {
+            if (from < log.HeadAddress) return false;
+            long address = from;
+            while (address < to)
+            {
+                byte* r = log.GetPhysical(address);
+                if (*(ulong*)r == 0 && RecordLayout.KeyLength(r) == 0 && RecordLayout.ValueLength(r) == 0) break; // rest of page unused
+                int size = RecordLayout.TotalSize(r);
+                ref ulong info = ref RecordLayout.Info(r);
+                if ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0)
+                {
+                    // Where in-place updates may happen, copy under a shared lock (a sealed record is immutable already).
+                    bool locked = address >= log.SafeReadOnlyAddress && RecordInfo.TryLockShared(ref info);
+                    try { into.Add((address, new ReadOnlySpan<byte>(r, size).ToArray())); }
+                    finally { if (locked) RecordInfo.UnlockShared(ref info); }
+                }
+                address += size;
+            }
+            return true;
+        }
+        finally { store.Epoch.Release(); }
+    }
+
+    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[])> into)
+    {
+        fixed (byte* start = bytes)
+        {
+            int offset = 0;
+            while (offset + RecordLayout.HeaderSize <= bytes.Length)
+            {
+                byte* r = start + offset;
+                if (*(ulong*)r == 0 && RecordLayout.KeyLength(r) == 0 && RecordLayout.ValueLength(r) == 0) break;
+                int size = RecordLayout.TotalSize(r);
+                if (size <= 0 || offset + size > bytes.Length) break;
+                if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Invalid) == 0)
+                    into.Add((baseAddress + offset, new ReadOnlySpan<byte>(r, size).ToArray()));
+                offset += size;
+            }
+        }
+    }
+
+    public static byte[] KeyOf(byte[] record)
+    {
+        fixed (byte* r = record) return RecordLayout.Key(r).ToArray();
+    }
+
+    /// <summary>Of a record read from disk: is it a record at all, is it key's, and its previous address.</summary>
+    public static (bool valid, bool matches, long previous) Inspect(byte[] bytes, byte[] key)
+    {
+        if (KVStore.RecordSizeOf(bytes) < RecordLayout.HeaderSize) return (false, false, 0);
+        fixed (byte* r = bytes)
+        {
+            ulong info = RecordInfo.Persistent(*(ulong*)r);
+            bool matches = (info & RecordInfo.Invalid) == 0 && RecordLayout.Key(r).SequenceEqual(key);
+            return (true, matches, RecordInfo.PreviousAddress(info));
+        }
+    }
+
+    /// <summary>
+    /// Walks key's chain in memory from the index entry down to target. newest=false when a record of the key
+    /// lies in (target, end). resolved=false: the walk must continue on disk at the returned address.
+    /// </summary>
+    public static long WalkInMemory(KVStore store, byte[] key, ulong hash, long target, long end, out bool resolved, out bool newest)
+    {
+        var log = store.Log;
+        store.Epoch.Acquire();
+        try
+        {
+            resolved = true;
+            newest = true;
+            if (!store.Index.TryFind(hash, out _, out long a)) return 0;
+            long head = log.HeadAddress;
+            while (a > target)
+            {
+                if (a < head) { resolved = false; return a; }
+                byte* r = log.GetPhysical(a);
+                ulong info = Volatile.Read(ref RecordLayout.Info(r));
+                if (a < end && (info & RecordInfo.Invalid) == 0 && RecordLayout.Key(r).SequenceEqual(key))
+                {
+                    newest = false;
+                    return 0;
+                }
+                a = RecordInfo.PreviousAddress(info);
+            }
+            return 0;
+        }
+        finally { store.Epoch.Release(); }
+    }
+
+    public static void AddIfLive(KVStore store, byte[] record, long address, List<IteratedRecord> batch)
+    {
+        fixed (byte* r = record)
+        {
+            if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Tombstone) != 0) return;
+            if (store.IsExpired(r)) return;
+            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r)));
+        }
+    }
+}
