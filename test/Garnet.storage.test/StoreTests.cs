@@ -306,3 +306,70 @@ public class StoreTests
         store.Dispose();
     }
 }
+
+[TestFixture]
+public class IndexGrowthTests
+{
+    [Test]
+    public void IndexDoublesOnlineUnderConcurrentLoad()
+    {
+        var dir = Directory.CreateTempSubdirectory("garnet-grow-").FullName;
+        try
+        {
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 16, SegmentBits = 20, LogMemoryBytes = 16 << 16, IndexBuckets = 64 });
+            const int threads = 3, perThread = 40_000;
+            var errors = new System.Collections.Concurrent.ConcurrentQueue<Exception>();
+            var workers = Enumerable.Range(0, threads).Select(t => new Thread(() =>
+            {
+              try
+              {
+                var log = new CompletionLog();
+                using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+                for (int i = 0; i < perThread; i++)
+                {
+                    s.Upsert(System.Text.Encoding.ASCII.GetBytes($"t{t}:{i}"), System.Text.Encoding.ASCII.GetBytes("v" + i));
+                    if (i % 3 == 0)
+                    {
+                        // Read back something this thread wrote earlier, while the index may be splitting.
+                        int j = i / 2;
+                        TestInput inp = default; TestOutput o = default;
+                        var st = s.Read(System.Text.Encoding.ASCII.GetBytes($"t{t}:{j}"), ref inp, ref o);
+                        if (!st.IsPending())
+                        {
+                            Assert.That(st, Is.EqualTo(Status.Found), $"t{t}:{j} while the index has {store.Index.BucketCount} buckets");
+                            Assert.That(System.Text.Encoding.ASCII.GetString(o.Value!), Is.EqualTo("v" + j));
+                        }
+                    }
+                    if (i % 128 == 0) s.CompletePending(wait: true);
+                }
+                s.CompletePending(wait: true);
+                Assert.That(log.Items.Where(x => x.kind == "read").All(x => x.status == Status.Found && System.Text.Encoding.ASCII.GetString(x.output.Value!) == "v" + x.key.Split(':')[1]));
+              }
+              catch (Exception ex) { errors.Enqueue(ex); }
+            })).ToList();
+            workers.ForEach(w => w.Start());
+            workers.ForEach(w => w.Join());
+            Assert.That(errors, Is.Empty, string.Join("\n", errors));
+            Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
+            Assert.That(store.Index.Generation, Is.GreaterThanOrEqualTo(3), "64 buckets cannot hold 120k keys without doubling");
+            Assert.That(store.Index.BucketCount, Is.GreaterThanOrEqualTo(512));
+            Assert.That(store.LiveKeyCount, Is.EqualTo(threads * perThread));
+
+            var log2 = new CompletionLog();
+            using var check = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log2));
+            int found = 0;
+            for (int t = 0; t < threads; t++)
+                for (int i = 0; i < perThread; i++)
+                {
+                    TestInput inp = default; TestOutput o = default;
+                    var st = check.Read(System.Text.Encoding.ASCII.GetBytes($"t{t}:{i}"), ref inp, ref o);
+                    if (st == Status.Found) { found++; Assert.That(System.Text.Encoding.ASCII.GetString(o.Value!), Is.EqualTo("v" + i)); }
+                    if (i % 256 == 0) check.CompletePending(wait: true);
+                }
+            check.CompletePending(wait: true);
+            found += log2.Items.Count(x => x.status == Status.Found);
+            Assert.That(found, Is.EqualTo(threads * perThread));
+        }
+        finally { try { Directory.Delete(dir, true); } catch { } }
+    }
+}

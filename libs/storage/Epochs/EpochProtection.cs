@@ -7,8 +7,8 @@
 //    protected. A deferred action tagged with epoch E runs once SafeToReclaimEpoch >= E, exactly once, on
 //    whichever thread notices first (during Refresh, Release or BumpCurrentEpoch).
 //  - Deferred actions run with the calling thread's protection unchanged; they must not block on other threads.
-//  - Waiting for a free drain slot refreshes the waiting thread's own epoch and runs due actions, so it cannot
-//    deadlock with itself; it stops with an exception after a bounded time if other threads never progress.
+//  - BumpCurrentEpoch never refreshes the caller (callers may hold pointers into protected memory): when the
+//    fixed drain list is full, the action goes to an overflow queue that is drained by the same rule.
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -38,6 +38,8 @@ public sealed unsafe class EpochProtection : IDisposable
     private readonly Entry* _table;
     private readonly void* _tableMemory;
     private readonly DeferredAction[] _drainList = new DeferredAction[DrainListSize];
+    private readonly System.Collections.Concurrent.ConcurrentQueue<(long epoch, Action action)> _overflow = new();
+    private readonly object _overflowDrainLock = new();
     private int _drainCount;
     private long _currentEpoch = 1;
     private long _safeToReclaimEpoch;
@@ -80,7 +82,7 @@ public sealed unsafe class EpochProtection : IDisposable
         ref var e = ref _table[ThreadSlot.Current];
         if (e.ReentrantCount <= 0) throw new InvalidOperationException("Release without Acquire");
         if (--e.ReentrantCount > 0) return;
-        Volatile.Write(ref e.LocalEpoch, Unprotected);
+        Interlocked.Exchange(ref e.LocalEpoch, Unprotected); // full fence: the drain check below must see others' state
         if (_drainCount > 0) Drain(ComputeSafeToReclaim());
     }
 
@@ -109,27 +111,24 @@ public sealed unsafe class EpochProtection : IDisposable
     public void BumpCurrentEpoch(Action action)
     {
         long prior = Interlocked.Increment(ref _currentEpoch) - 1;
-        var sw = Stopwatch.StartNew();
-        int spins = 0;
-        while (true)
+        for (int i = 0; i < DrainListSize; i++)
         {
-            for (int i = 0; i < DrainListSize; i++)
-            {
-                if (Volatile.Read(ref _drainList[i].Epoch) != long.MaxValue) continue;
-                if (Interlocked.CompareExchange(ref _drainList[i].Epoch, long.MaxValue - 1, long.MaxValue) != long.MaxValue) continue;
-                _drainList[i].Action = action;
-                Interlocked.Increment(ref _drainCount);
-                Volatile.Write(ref _drainList[i].Epoch, prior);
-                Drain(ComputeSafeToReclaim());
-                return;
-            }
-            // Every slot is taken: help by refreshing ourselves and draining, then retry (bounded).
-            if (ThisThreadProtected) Refresh();
-            else Drain(ComputeSafeToReclaim());
-            if (++spins > 100) Thread.Yield();
-            if (sw.Elapsed > TimeSpan.FromSeconds(30))
-                throw new TimeoutException("EpochProtection: the deferred-action list stayed full for 30 s (a protected thread never refreshed)");
+            if (Volatile.Read(ref _drainList[i].Epoch) != long.MaxValue) continue;
+            if (Interlocked.CompareExchange(ref _drainList[i].Epoch, long.MaxValue - 1, long.MaxValue) != long.MaxValue) continue;
+            _drainList[i].Action = action;
+            Interlocked.Increment(ref _drainCount);
+            Volatile.Write(ref _drainList[i].Epoch, prior);
+            Drain(ComputeSafeToReclaim());
+            return;
         }
+        // Every slot is taken: queue it. The queue drains front to back: an action never runs early, though it may
+        // wait behind one queued before it with a later epoch.
+        lock (_overflowDrainLock)
+        {
+            Interlocked.Increment(ref _drainCount);
+            _overflow.Enqueue((prior, action));
+        }
+        Drain(ComputeSafeToReclaim());
     }
 
     /// <summary>Computes and publishes the newest epoch no protected thread can still be in.</summary>
@@ -164,6 +163,20 @@ public sealed unsafe class EpochProtection : IDisposable
             Volatile.Write(ref _drainList[i].Epoch, long.MaxValue);
             Interlocked.Decrement(ref _drainCount);
             action();
+        }
+        if (!_overflow.IsEmpty)
+        {
+            while (true)
+            {
+                (long epoch, Action action) item;
+                lock (_overflowDrainLock)
+                {
+                    if (!_overflow.TryPeek(out item) || item.epoch > safeEpoch) break;
+                    _overflow.TryDequeue(out item);
+                    Interlocked.Decrement(ref _drainCount);
+                }
+                item.action();
+            }
         }
     }
 

@@ -1,20 +1,32 @@
 // HashIndex: maps a key's hash to the logical address of the newest record for that hash (tag) in the log.
 // Layout: buckets of one 64-byte cache line = 7 entries + 1 overflow link; overflow buckets come from a pool.
-// Entry (64 bits): [63] unused | [62] tentative | [61..48] tag (14 bits) | [47..0] logical address.
+// Entry (64 bits): [63] occupied (always 1, so no entry, even tag 0 with address 0, looks free) | [62] tentative |
+//                  [61..48] tag (14 bits) | [47..0] logical address.
 // Invariants:
 //  - An entry word of 0 is free. Entries change only by CAS, so readers never lock.
 //  - At most one non-tentative entry per tag in a bucket chain: an insert first publishes a tentative entry,
 //    then scans the chain; if it finds another entry with its tag it withdraws and retries.
-//  - Overflow buckets are never freed while the index lives (they are reused in place), so a reader can follow
-//    a link without epoch protection on the bucket itself; callers hold epoch protection for the addresses.
-//  - Records whose keys share a tag are chained through the records' previous-address field in the log;
-//    the index itself never compares keys.
-// Not yet: online growth (doubling while operations go on). The size is fixed at construction for now.
+//  - Records whose keys share a bucket and tag are chained through the records' previous-address field in the
+//    log; the index never compares keys.
+//  - Growth (doubling) is online: Stable -> Announced (the new table is published; an op that sees it waits,
+//    refreshing its epoch, holding nothing) -> Splitting (set by an epoch action: every op that used the old table
+//    has finished) -> Stable on the new table. TryFind/FindOrCreate may therefore refresh the caller's epoch: callers
+//    must not hold log pointers across them.
+//    While Splitting, an op first makes sure the chunk of old buckets its hash maps to is split (splitting it
+//    itself or waiting for the thread that is), then uses only the new table. The old table is freed by an epoch
+//    action once nobody can hold a slot in it. A slot must not be used after the caller's epoch refreshes.
+//  - Splitting an entry traces its record chain (in memory) to find, for each half, the newest record that hashes
+//    there; a chain that reaches the disk tier before both halves are found gives both halves the disk address
+//    (lookups compare keys, so a chain holding keys of both halves is still correct, only longer).
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using Garnet.storage.Epochs;
 
 namespace Garnet.storage.Index;
+
+/// <summary>Reads the record at address if it is in memory: its key's hash and its previous address. False if on disk.</summary>
+public delegate bool ChainTracer(long address, out ulong keyHash, out long previousAddress, out bool invalid);
 
 public sealed unsafe class HashIndex : IDisposable
 {
@@ -24,7 +36,9 @@ public sealed unsafe class HashIndex : IDisposable
     public const ulong AddressMask = (1UL << AddressBits) - 1;
     private const ulong TagMask = (1UL << TagBits) - 1;
     private const ulong TentativeBit = 1UL << 62;
+    private const ulong OccupiedBit = 1UL << 63;
     private const int OverflowChunkBuckets = 4096;
+    private const long SplitChunkBuckets = 16384;
 
     [StructLayout(LayoutKind.Explicit, Size = 64)]
     public struct Bucket
@@ -32,39 +46,89 @@ public sealed unsafe class HashIndex : IDisposable
         [FieldOffset(0)] public fixed ulong Words[8];
     }
 
-    private readonly Bucket* _buckets;
-    private readonly long _mask;
+    private sealed class Table
+    {
+        public readonly Bucket* Buckets;
+        public readonly long Size;
+        public readonly long Mask;
+
+        public Table(long size)
+        {
+            Size = size;
+            Mask = size - 1;
+            Buckets = (Bucket*)NativeMemory.AlignedAlloc((nuint)(size * sizeof(Bucket)), 64);
+            NativeMemory.Clear(Buckets, (nuint)(size * sizeof(Bucket)));
+        }
+
+        public void Free() => NativeMemory.AlignedFree(Buckets);
+    }
+
+    /// <summary>One growth: the table being split, the doubled one, and how far the split has come.</summary>
+    private sealed class Growth(Table old, Table next, long chunks)
+    {
+        public readonly Table Old = old;
+        public readonly Table Next = next;
+        public readonly int[] ChunkStatus = new int[chunks]; // 0 not split, 1 splitting, 2 split
+        public long ChunksLeft = chunks;
+        /// <summary>Set by the epoch action once every op that used the old table has finished.</summary>
+        public volatile bool Splitting;
+    }
+
+    private volatile Table _current;
+    private volatile Growth? _growth;   // non-null from Prepare until the split is finished
+    private int _growing;
+    private readonly EpochProtection? _epoch;
+    private readonly ChainTracer? _tracer;
+    private readonly Func<long>? _beginAddress;
+
     private readonly List<nint> _overflowChunks = new();
     private Bucket*[] _overflowChunkTable = new Bucket*[16];
     private long _overflowCount; // overflow buckets handed out (index 1..count)
+    private long _overflowInUse;
+    private readonly Stack<ulong> _freeOverflow = new();
     private readonly object _overflowLock = new();
     private bool _disposed;
 
-    public HashIndex(long buckets)
+    /// <summary>A fixed-size index (no growth).</summary>
+    public HashIndex(long buckets) : this(buckets, null, null, null) { }
+
+    /// <summary>An index that doubles online when overflow buckets pass a quarter of the buckets.</summary>
+    public HashIndex(long buckets, EpochProtection? epoch, ChainTracer? tracer, Func<long>? beginAddress)
     {
         if (buckets < 1 || !BitOperations.IsPow2(buckets)) throw new ArgumentException("bucket count must be a power of two", nameof(buckets));
-        BucketCount = buckets;
-        _mask = buckets - 1;
-        _buckets = (Bucket*)NativeMemory.AlignedAlloc((nuint)(buckets * sizeof(Bucket)), 64);
-        NativeMemory.Clear(_buckets, (nuint)(buckets * sizeof(Bucket)));
+        _current = new Table(buckets);
+        _epoch = epoch;
+        _tracer = tracer;
+        _beginAddress = beginAddress;
     }
 
-    public long BucketCount { get; }
-    public long OverflowBucketCount => Interlocked.Read(ref _overflowCount);
+    public long BucketCount => _current.Size;
+    public long OverflowBucketCount => Interlocked.Read(ref _overflowInUse);
+    public bool IsGrowing => Volatile.Read(ref _growing) != 0;
+    /// <summary>How many times the index has doubled.</summary>
+    public int Generation { get; private set; }
 
     /// <summary>Native memory held by the index, in bytes.</summary>
-    public long MemoryBytes => (BucketCount + _overflowChunks.Count * (long)OverflowChunkBuckets) * sizeof(Bucket);
+    public long MemoryBytes
+    {
+        get
+        {
+            long buckets = _current.Size + (_growth?.Next.Size ?? 0);
+            lock (_overflowLock) buckets += _overflowChunks.Count * (long)OverflowChunkBuckets;
+            return buckets * sizeof(Bucket);
+        }
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ushort TagOf(ulong hash) => (ushort)((hash >> 50) & TagMask);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong MakeEntry(ushort tag, long address) => ((ulong)tag << AddressBits) | ((ulong)address & AddressMask);
+    private static ulong MakeEntry(ushort tag, long address) => OccupiedBit | ((ulong)tag << AddressBits) | ((ulong)address & AddressMask);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ushort EntryTag(ulong entry) => (ushort)((entry >> AddressBits) & TagMask);
 
-    /// <summary>A slot in a bucket chain: where an entry lives, for a later CAS.</summary>
+    /// <summary>A slot in a bucket chain: where an entry lives, for a later CAS. Valid until the caller's epoch refreshes.</summary>
     public readonly struct Slot
     {
         internal readonly ulong* Word;
@@ -80,11 +144,44 @@ public sealed unsafe class HashIndex : IDisposable
         return Volatile.Read(ref _overflowChunkTable)[index / OverflowChunkBuckets] + index % OverflowChunkBuckets;
     }
 
+    /// <summary>The bucket the hash maps to, after making sure a split in progress has reached it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private Bucket* HomeBucket(ulong hash)
+    {
+        var g = _growth;
+        if (g is null)
+        {
+            var t = _current;
+            return t.Buckets + (long)(hash & (ulong)t.Mask);
+        }
+        return HomeBucketDuringGrowth(g, hash);
+    }
+
+    private Bucket* HomeBucketDuringGrowth(Growth g, ulong hash)
+    {
+        if (!g.Splitting)
+        {
+            // Announced: wait for the ops that still use the old table to finish. We must refresh, or the epoch
+            // action that starts the split would wait for us too.
+            var spin = new SpinWait();
+            while (!g.Splitting)
+            {
+                if (_epoch!.ThisThreadProtected) _epoch.Refresh();
+                else _epoch.WaitForPendingActions(TimeSpan.FromMilliseconds(1));
+                spin.SpinOnce(-1);
+            }
+        }
+        EnsureSplit(g, (long)(hash & (ulong)g.Old.Mask) / ChunkSize(g.Old));
+        return g.Next.Buckets + (long)(hash & (ulong)g.Next.Mask);
+    }
+
+    private static long ChunkSize(Table old) => Math.Min(old.Size, SplitChunkBuckets);
+
     /// <summary>Finds the entry for hash's tag. Returns false (and an invalid slot) when there is none.</summary>
     public bool TryFind(ulong hash, out Slot slot, out long address)
     {
         ushort tag = TagOf(hash);
-        Bucket* b = _buckets + (long)(hash & (ulong)_mask);
+        Bucket* b = HomeBucket(hash);
         while (true)
         {
             for (int i = 0; i < EntriesPerBucket; i++)
@@ -113,10 +210,8 @@ public sealed unsafe class HashIndex : IDisposable
         while (true)
         {
             if (TryFind(hash, out var found, out address)) return found;
-            // Claim a free word with a tentative entry.
-            Bucket* home = _buckets + (long)(hash & (ulong)_mask);
+            Bucket* home = HomeBucket(hash);
             ulong* claimed = ClaimFreeWord(home, MakeEntry(tag, 0) | TentativeBit);
-            // Withdraw if another entry for the same tag (tentative or not) exists elsewhere in the chain.
             if (HasOtherEntryWithTag(home, tag, claimed))
             {
                 Volatile.Write(ref *claimed, 0UL);
@@ -167,38 +262,47 @@ public sealed unsafe class HashIndex : IDisposable
         }
     }
 
-    private readonly Stack<ulong> _freeOverflow = new();
-
     private ulong AllocateOverflow()
     {
+        ulong link;
         lock (_overflowLock)
         {
-            if (_freeOverflow.Count > 0) return _freeOverflow.Pop();
-            long index = _overflowCount;
-            if (index % OverflowChunkBuckets == 0)
+            if (_freeOverflow.Count > 0)
             {
-                var chunk = (Bucket*)NativeMemory.AlignedAlloc((nuint)(OverflowChunkBuckets * sizeof(Bucket)), 64);
-                NativeMemory.Clear(chunk, (nuint)(OverflowChunkBuckets * sizeof(Bucket)));
-                _overflowChunks.Add((nint)chunk);
-                int c = (int)(index / OverflowChunkBuckets);
-                if (c >= _overflowChunkTable.Length)
-                {
-                    // Readers may hold the old table: copy into a new one and publish it; never free the old array
-                    // contents (they are pointers into chunks that stay alive).
-                    var bigger = new Bucket*[_overflowChunkTable.Length * 2];
-                    Array.Copy(_overflowChunkTable, bigger, _overflowChunkTable.Length);
-                    bigger[c] = chunk;
-                    Volatile.Write(ref _overflowChunkTable, bigger);
-                }
-                else _overflowChunkTable[c] = chunk;
+                link = _freeOverflow.Pop();
+                NativeMemory.Clear(Overflow(link), (nuint)sizeof(Bucket));
             }
-            Interlocked.Increment(ref _overflowCount);
-            return (ulong)(index + 1);
+            else
+            {
+                long index = _overflowCount;
+                if (index % OverflowChunkBuckets == 0)
+                {
+                    var chunk = (Bucket*)NativeMemory.AlignedAlloc((nuint)(OverflowChunkBuckets * sizeof(Bucket)), 64);
+                    NativeMemory.Clear(chunk, (nuint)(OverflowChunkBuckets * sizeof(Bucket)));
+                    _overflowChunks.Add((nint)chunk);
+                    int c = (int)(index / OverflowChunkBuckets);
+                    if (c >= _overflowChunkTable.Length)
+                    {
+                        // Readers may hold the old table array: publish a copy (chunks themselves never move).
+                        var bigger = new Bucket*[_overflowChunkTable.Length * 2];
+                        Array.Copy(_overflowChunkTable, bigger, _overflowChunkTable.Length);
+                        bigger[c] = chunk;
+                        Volatile.Write(ref _overflowChunkTable, bigger);
+                    }
+                    else _overflowChunkTable[c] = chunk;
+                }
+                _overflowCount++;
+                link = (ulong)(index + 1);
+            }
         }
+        long inUse = Interlocked.Increment(ref _overflowInUse);
+        if (_epoch is not null && inUse > _current.Size / 4) RequestGrowth();
+        return link;
     }
 
     private void ReturnOverflow(ulong link)
     {
+        Interlocked.Decrement(ref _overflowInUse);
         lock (_overflowLock) _freeOverflow.Push(link);
     }
 
@@ -209,12 +313,140 @@ public sealed unsafe class HashIndex : IDisposable
         return Interlocked.CompareExchange(ref *slot.Word, MakeEntry(tag, newAddress), expected) == expected;
     }
 
-    /// <summary>Visits every non-empty entry's address (for recovery, iteration and checkpoints).</summary>
+    // ---------------------------------------------------------------------------------------------------------
+    // Growth
+    // ---------------------------------------------------------------------------------------------------------
+
+    /// <summary>Starts doubling the index (no-op while a growth is under way or without epoch support).</summary>
+    public void RequestGrowth()
+    {
+        if (_epoch is null || _tracer is null) return;
+        if (Interlocked.CompareExchange(ref _growing, 1, 0) != 0) return;
+        var old = _current;
+        var g = new Growth(old, new Table(old.Size * 2), old.Size / ChunkSize(old));
+        _growth = g;
+        // Every op that saw Prepare uses the old table; once they are all done, splitting may begin.
+        _epoch.BumpCurrentEpoch(() =>
+        {
+            g.Splitting = true;
+            ThreadPool.UnsafeQueueUserWorkItem(_ => SplitAll(g), null);
+        });
+    }
+
+    private void SplitAll(Growth g)
+    {
+        for (long c = 0; c < g.ChunkStatus.Length; c++)
+        {
+            _epoch!.Acquire();
+            try { EnsureSplit(g, c); }
+            finally { _epoch.Release(); }
+        }
+    }
+
+    private void EnsureSplit(Growth g, long chunk)
+    {
+        ref int status = ref g.ChunkStatus[chunk];
+        if (Volatile.Read(ref status) == 2) return;
+        if (Interlocked.CompareExchange(ref status, 1, 0) == 0)
+        {
+            long size = ChunkSize(g.Old);
+            for (long b = chunk * size; b < (chunk + 1) * size; b++) SplitBucket(g.Old, g.Next, b);
+            Volatile.Write(ref status, 2);
+            if (Interlocked.Decrement(ref g.ChunksLeft) == 0) FinishGrowth(g.Old, g.Next);
+            return;
+        }
+        var spin = new SpinWait();
+        while (Volatile.Read(ref status) != 2) spin.SpinOnce(-1);
+    }
+
+    private void SplitBucket(Table old, Table next, long b)
+    {
+        Bucket* bucket = old.Buckets + b;
+        long low = b, high = b + old.Size;
+        long begin = _beginAddress?.Invoke() ?? 0;
+        while (true)
+        {
+            for (int i = 0; i < EntriesPerBucket; i++)
+            {
+                ulong e = Volatile.Read(ref bucket->Words[i]);
+                long address = (long)(e & AddressMask);
+                if (e == 0 || (e & TentativeBit) != 0 || address == 0) continue;
+                ushort tag = EntryTag(e);
+                long forLow = 0, forHigh = 0;
+                long a = address;
+                while (a >= begin && a != 0 && (forLow == 0 || forHigh == 0))
+                {
+                    if (!_tracer!(a, out ulong h, out long prev, out bool invalid))
+                    {
+                        // On disk: we cannot tell which half without I/O; both halves continue there.
+                        if (forLow == 0) forLow = a;
+                        if (forHigh == 0) forHigh = a;
+                        break;
+                    }
+                    if (!invalid)
+                    {
+                        long target = (long)(h & (ulong)next.Mask);
+                        if (target == low && forLow == 0) forLow = a;
+                        else if (target == high && forHigh == 0) forHigh = a;
+                    }
+                    a = prev;
+                }
+                if (forLow != 0) InsertDuringSplit(next.Buckets + low, MakeEntry(tag, forLow));
+                if (forHigh != 0) InsertDuringSplit(next.Buckets + high, MakeEntry(tag, forHigh));
+            }
+            ulong link = Volatile.Read(ref bucket->Words[EntriesPerBucket]);
+            if (link == 0) break;
+            bucket = Overflow(link);
+        }
+    }
+
+    /// <summary>Inserts into a new-table bucket nobody else can touch yet (its chunk is being split by us).</summary>
+    private void InsertDuringSplit(Bucket* b, ulong entry) => ClaimFreeWord(b, entry);
+
+    private void FinishGrowth(Table old, Table next)
+    {
+        _current = next;
+        _growth = null;
+        Generation++;
+        Volatile.Write(ref _growing, 0);
+        // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
+        _epoch!.BumpCurrentEpoch(() =>
+        {
+            var links = new List<ulong>();
+            for (long i = 0; i < old.Size; i++)
+            {
+                ulong link = old.Buckets[i].Words[EntriesPerBucket];
+                while (link != 0)
+                {
+                    links.Add(link);
+                    link = Overflow(link)->Words[EntriesPerBucket];
+                }
+            }
+            old.Free();
+            foreach (var l in links) ReturnOverflow(l);
+        });
+    }
+
+    /// <summary>Waits until a growth in progress has finished (tests; the caller must not hold epoch protection).</summary>
+    public bool WaitForGrowth(TimeSpan timeout)
+    {
+        long deadline = Environment.TickCount64 + (long)timeout.TotalMilliseconds;
+        while (IsGrowing)
+        {
+            if (Environment.TickCount64 > deadline) return false;
+            _epoch?.WaitForPendingActions(TimeSpan.FromMilliseconds(10));
+            Thread.Sleep(1);
+        }
+        return true;
+    }
+
+    /// <summary>Visits every non-empty entry's address (for tests and recovery; not while the index grows).</summary>
     public void ForEachAddress(Action<long> visit)
     {
-        for (long i = 0; i < BucketCount; i++)
+        var t = _current;
+        for (long i = 0; i < t.Size; i++)
         {
-            Bucket* b = _buckets + i;
+            Bucket* b = t.Buckets + i;
             while (true)
             {
                 for (int k = 0; k < EntriesPerBucket; k++)
@@ -233,8 +465,13 @@ public sealed unsafe class HashIndex : IDisposable
     {
         if (_disposed) return;
         _disposed = true;
-        NativeMemory.AlignedFree(_buckets);
-        foreach (var c in _overflowChunks) NativeMemory.AlignedFree((void*)c);
-        _overflowChunks.Clear();
+        _current.Free();
+        var g = _growth;
+        if (g is not null && !ReferenceEquals(g.Next, _current)) g.Next.Free();
+        lock (_overflowLock)
+        {
+            foreach (var c in _overflowChunks) NativeMemory.AlignedFree((void*)c);
+            _overflowChunks.Clear();
+        }
     }
 }

@@ -121,7 +121,9 @@ public sealed unsafe class HybridLog : IDisposable
         long next = page + 1;
         if (!TryMakeFrameAvailable(next))
         {
-            Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (offset - size));
+            // Close the page (its remainder stays zero) rather than rewinding into it: the read-only mark may already
+            // have passed it, and a record written there now could miss its flush.
+            Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (uint)PageSize);
             return 0;
         }
         AllocateFrame(next);
@@ -207,8 +209,10 @@ public sealed unsafe class HybridLog : IDisposable
         var memory = new UnmanagedMemory(frame, PageSize).Memory;
         LogIo.Flush(_device, PageStart(page), memory, error =>
         {
+            // A page that failed to reach the device is not flushed: it stays in memory (never evicted), and further
+            // allocations fail with the device's error.
             if (error is not null) _flushError = error;
-            OnPageFlushed(page);
+            else OnPageFlushed(page);
             Interlocked.Decrement(ref _pendingFlushes);
         });
     }
@@ -322,6 +326,7 @@ internal static class LogIo
     {
         var buffer = new byte[length];
         int n = await device.ReadAsync(address, buffer).ConfigureAwait(false);
+        if (n <= 0) return []; // nothing stored there (null device, truncated segment)
         if (n < length) Array.Clear(buffer, n, length - n);
         return buffer;
     }

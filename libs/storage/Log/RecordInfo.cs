@@ -1,6 +1,6 @@
 // RecordInfo: the first 8 bytes of every record, changed only by CAS of the whole word.
 // Bits: [47..0] previous address (older record with the same index tag) | 48 tombstone | 49 sealed |
-//       50 invalid | 51 has-expiration | 52 object value | 53 filler (end of page data) | 54 version bit |
+//       50 invalid | 51 has-expiration | 52 object value | 53 filler | 54 version bit | 55 present (always 1) |
 //       [62..56] shared-lock count | 63 exclusive lock.
 // Invariants:
 //  - The previous address never changes after the record is published in the index.
@@ -22,6 +22,8 @@ public static class RecordInfo
     public const ulong ObjectValue = 1UL << 52;
     public const ulong Filler = 1UL << 53;
     public const ulong VersionBit = 1UL << 54;
+    /// <summary>Set in every record, so a header word of zero always means "no record here" (end of the page's data).</summary>
+    public const ulong Present = 1UL << 55;
     private const ulong SharedUnit = 1UL << 56;
     private const ulong SharedMask = 0x7FUL << 56;
     private const ulong ExclusiveBit = 1UL << 63;

@@ -66,6 +66,9 @@ public static unsafe class RecordLayout
     /// <summary>Bytes the value may occupy without moving the record.</summary>
     public static int ValueCapacity(byte* record) => Align8(ValueLength(record)) + SlackUnits(record) * 8;
 
+    /// <summary>True when a record starts here (the always-set Present bit).</summary>
+    public static bool IsPresent(byte* record) => (*(ulong*)record & RecordInfo.Present) != 0;
+
     /// <summary>Total bytes of the record, from its header.</summary>
     public static int TotalSize(byte* record) => Size(KeyLength(record), ValueCapacity(record), HasExpiration(record));
 
@@ -73,7 +76,7 @@ public static unsafe class RecordLayout
     public static void Initialize(byte* record, long previousAddress, ReadOnlySpan<byte> key, int valueLength, long expiration, ulong flags)
     {
         bool hasExp = expiration != 0;
-        *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | (hasExp ? RecordInfo.HasExpiration : 0);
+        *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | RecordInfo.Present | (hasExp ? RecordInfo.HasExpiration : 0);
         if (key.Length > MaxKeyLength) throw new ArgumentOutOfRangeException(nameof(key), "key too long");
         *(int*)(record + 8) = key.Length;
         *(int*)(record + 12) = valueLength;

@@ -27,8 +27,8 @@ public sealed class KVStoreSettings
     public int PageBits { get; set; } = 22;
     /// <summary>log2 of the segment-file size (at least PageBits).</summary>
     public int SegmentBits { get; set; } = 30;
-    /// <summary>Hash index buckets (a power of two; 64 bytes each).</summary>
-    public long IndexBuckets { get; set; } = 1 << 20;
+    /// <summary>Initial hash index buckets (a power of two; 64 bytes each). The index doubles online as keys are added.</summary>
+    public long IndexBuckets { get; set; } = 1 << 16;
     public double MutableFraction { get; set; } = 0.9;
     /// <summary>Pure cache mode: evicted records are gone (no disk tier).</summary>
     public bool NullDevice { get; set; }
@@ -48,10 +48,10 @@ public sealed unsafe class KVStore : IDisposable
         if (settings.SegmentBits < settings.PageBits) throw new ArgumentException("SegmentBits must be at least PageBits");
         Settings = settings;
         Epoch = new EpochProtection();
-        Index = new HashIndex(settings.IndexBuckets);
         Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits);
         int pages = (int)Math.Max(2, settings.LogMemoryBytes >> settings.PageBits);
         Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
+        Index = new HashIndex(settings.IndexBuckets, Epoch, TraceRecord, () => Log.BeginAddress);
         Clock = settings.Clock;
     }
 
@@ -108,6 +108,22 @@ public sealed unsafe class KVStore : IDisposable
         return Search.NotFound;
     }
 
+    /// <summary>For index growth: the key hash and previous address of an in-memory record (false when on disk).</summary>
+    private bool TraceRecord(long address, out ulong keyHash, out long previousAddress, out bool invalid)
+    {
+        if (address < Log.HeadAddress)
+        {
+            keyHash = 0; previousAddress = 0; invalid = false;
+            return false;
+        }
+        byte* r = Log.GetPhysical(address);
+        ulong info = Volatile.Read(ref RecordLayout.Info(r));
+        previousAddress = RecordInfo.PreviousAddress(info);
+        invalid = (info & RecordInfo.Invalid) != 0;
+        keyHash = Util.KeyHash.Hash(RecordLayout.Key(r));
+        return true;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool IsExpired(byte* record)
     {
@@ -119,7 +135,7 @@ public sealed unsafe class KVStore : IDisposable
     internal static int RecordSizeOf(byte[] bytes)
     {
         if (bytes.Length < RecordLayout.HeaderSize) return 0;
-        fixed (byte* p = bytes) return RecordLayout.TotalSize(p);
+        fixed (byte* p = bytes) return RecordLayout.IsPresent(p) ? RecordLayout.TotalSize(p) : 0;
     }
 
     public void Dispose()

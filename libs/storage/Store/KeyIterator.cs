@@ -109,7 +109,7 @@ internal static unsafe class IteratorScan
             while (address < to)
             {
                 byte* r = log.GetPhysical(address);
-                if (*(ulong*)r == 0 && RecordLayout.KeyLength(r) == 0 && RecordLayout.ValueLength(r) == 0) break; // rest of page unused
+                if (!RecordLayout.IsPresent(r)) break; // rest of page unused
                 int size = RecordLayout.TotalSize(r);
                 ref ulong info = ref RecordLayout.Info(r);
                 if ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0)
@@ -134,7 +134,7 @@ internal static unsafe class IteratorScan
             while (offset + RecordLayout.HeaderSize <= bytes.Length)
             {
                 byte* r = start + offset;
-                if (*(ulong*)r == 0 && RecordLayout.KeyLength(r) == 0 && RecordLayout.ValueLength(r) == 0) break;
+                if (!RecordLayout.IsPresent(r)) break;
                 int size = RecordLayout.TotalSize(r);
                 if (size <= 0 || offset + size > bytes.Length) break;
                 if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Invalid) == 0)
@@ -153,6 +153,7 @@ internal static unsafe class IteratorScan
     public static (bool valid, bool matches, long previous) Inspect(byte[] bytes, byte[] key)
     {
         if (KVStore.RecordSizeOf(bytes) < RecordLayout.HeaderSize) return (false, false, 0);
+        fixed (byte* p = bytes) if (!RecordLayout.IsPresent(p)) return (false, false, 0);
         fixed (byte* r = bytes)
         {
             ulong info = RecordInfo.Persistent(*(ulong*)r);

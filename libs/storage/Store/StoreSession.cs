@@ -71,6 +71,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private Status ReadCore(ReadOnlySpan<byte> key, ulong hash, ref TInput input, ref TOutput output)
     {
+        var spin = new SpinWait();
         while (true)
         {
             if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
@@ -79,13 +80,19 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.OnDisk)
                 return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
             ref ulong info = ref RecordLayout.Info(rec);
-            ulong word = Volatile.Read(ref info);
-            if ((word & RecordInfo.Tombstone) != 0) return Status.NotFound;
-            if (_store.IsExpired(rec)) return Status.NotFound | Status.Expired;
             bool mutable = address >= _log.SafeReadOnlyAddress; // in-place updates may still happen down to SafeReadOnly
-            if (mutable && !RecordInfo.TryLockShared(ref info)) continue; // sealed: superseded, look again
+            if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
+            if (_store.IsExpired(rec)) return Status.NotFound | Status.Expired;
+            if (mutable && !RecordInfo.TryLockShared(ref info))
+            {
+                // Sealed: a newer copy is being published. Let the epoch move (we hold no pointer now) and look again.
+                _store.Epoch.Refresh();
+                spin.SpinOnce(-1);
+                continue;
+            }
             try
             {
+                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
                 var rr = new RecordRef(rec, false);
                 return _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
             }
@@ -94,6 +101,20 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (mutable) RecordInfo.UnlockShared(ref info);
             }
         }
+    }
+
+    private enum Region { Mutable, Fuzzy, Immutable }
+
+    /// <summary>
+    /// Where a record stands. Reads ReadOnlyAddress once, then SafeReadOnlyAddress: a record found Immutable can no
+    /// longer change (every thread that could update it in place has finished), so its header read afterwards is final.
+    /// Fuzzy: read-only already, but a thread that saw it mutable may still be updating it: wait and retry.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private Region RegionOf(long address)
+    {
+        if (address >= _log.ReadOnlyAddress) return Region.Mutable;
+        return address >= _log.SafeReadOnlyAddress ? Region.Fuzzy : Region.Immutable;
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -112,6 +133,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     {
         ushort tag = HashIndex.TagOf(hash);
         int size = RecordLayout.Size(key.Length, value.Length, expiration != 0);
+        if (size > _log.MaxRecordSize) throw new ArgumentOutOfRangeException(nameof(value), $"a record of {size} bytes does not fit a log page ({_log.MaxRecordSize} bytes at most)");
         var waits = new AllocationWait();
         while (true)
         {
@@ -126,13 +148,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.Found)
             {
                 ref ulong info = ref RecordLayout.Info(rec);
+                var region = RegionOf(address);
                 ulong word = Volatile.Read(ref info);
-                if ((word & RecordInfo.Tombstone) == 0 && InFuzzyRegion(address)) { waits.Wait(_store); continue; }
-                if ((word & RecordInfo.Tombstone) == 0 && address >= _log.ReadOnlyAddress)
+                bool live = (word & RecordInfo.Tombstone) == 0;
+                if (live && region == Region.Fuzzy) { waits.Wait(_store); continue; }
+                if (live && region == Region.Mutable)
                 {
-                    if (!RecordInfo.TryLockExclusive(ref info)) continue;
-                    word = Volatile.Read(ref info);
-                    if ((word & RecordInfo.Tombstone) != 0)
+                    if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
+                    if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
                     {
                         RecordInfo.UnlockExclusive(ref info);
                     }
@@ -152,7 +175,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         existed = true;
                     }
                 }
-                else existed = (word & RecordInfo.Tombstone) == 0;
+                else existed = live;
             }
 
             long newAddress = _log.TryAllocate(size);
@@ -202,13 +225,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
             }
             ref ulong info = ref RecordLayout.Info(rec);
+            var region = RegionOf(address);
             if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
-            if (InFuzzyRegion(address)) { waits.Wait(_store); continue; }
+            if (region == Region.Fuzzy) { waits.Wait(_store); continue; }
             bool expired = _store.IsExpired(rec);
             var result = expired ? Status.NotFound | Status.Expired : Status.Found;
-            if (address >= _log.ReadOnlyAddress)
+            if (region == Region.Mutable)
             {
-                if (!RecordInfo.TryLockExclusive(ref info)) continue;
+                if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
                 if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
                 {
                     RecordInfo.UnlockExclusive(ref info);
@@ -260,57 +284,72 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.Found)
             {
                 ref ulong info = ref RecordLayout.Info(rec);
-                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) == 0 && InFuzzyRegion(address)) { waits.Wait(_store); continue; }
-                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) == 0)
+                var region = RegionOf(address);
+                bool live = (Volatile.Read(ref info) & RecordInfo.Tombstone) == 0;
+                if (live && region == Region.Fuzzy) { waits.Wait(_store); continue; }
+                if (live && region == Region.Mutable)
                 {
-                    if (address >= _log.ReadOnlyAddress)
+                    if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
+                    if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
                     {
-                        if (!RecordInfo.TryLockExclusive(ref info)) continue;
-                        if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
-                        {
-                            RecordInfo.UnlockExclusive(ref info);
-                        }
-                        else
-                        {
-                            existed = true;
-                            UpdateAction action;
-                            if (_store.IsExpired(rec)) action = UpdateAction.Expire;
-                            else
-                            {
-                                var rr = new RecordRef(rec, true);
-                                action = _functions.InPlaceUpdater(ref rr, ref input, ref output);
-                            }
-                            switch (action)
-                            {
-                                case UpdateAction.Done:
-                                    RecordInfo.UnlockExclusive(ref info);
-                                    return Status.Found | Status.InPlaceUpdated;
-                                case UpdateAction.Abort:
-                                    RecordInfo.UnlockExclusive(ref info);
-                                    return Status.Found;
-                                case UpdateAction.Expire:
-                                    expiredFlag = Status.Expired;
-                                    break;
-                                default:
-                                    copyFromOld = true;
-                                    break;
-                            }
-                            RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Sealed);
-                            sealedOld = true;
-                        }
+                        RecordInfo.UnlockExclusive(ref info);
                     }
                     else
                     {
                         existed = true;
-                        if (_store.IsExpired(rec)) expiredFlag = Status.Expired;
-                        else copyFromOld = true;
+                        UpdateAction action;
+                        if (_store.IsExpired(rec)) action = UpdateAction.Expire;
+                        else
+                        {
+                            var rr = new RecordRef(rec, true);
+                            try { action = _functions.InPlaceUpdater(ref rr, ref input, ref output); }
+                            catch
+                            {
+                                RecordInfo.UnlockExclusive(ref info);
+                                throw;
+                            }
+                        }
+                        switch (action)
+                        {
+                            case UpdateAction.Done:
+                                RecordInfo.UnlockExclusive(ref info);
+                                return Status.Found | Status.InPlaceUpdated;
+                            case UpdateAction.Abort:
+                                RecordInfo.UnlockExclusive(ref info);
+                                return Status.Found;
+                            case UpdateAction.Expire:
+                                expiredFlag = Status.Expired;
+                                break;
+                            default:
+                                copyFromOld = true;
+                                break;
+                        }
+                        RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Sealed);
+                        sealedOld = true;
                     }
+                }
+                else if (live)
+                {
+                    existed = true;
+                    if (_store.IsExpired(rec)) expiredFlag = Status.Expired;
+                    else copyFromOld = true;
                 }
             }
 
-            var outcome = copyFromOld
-                ? TryCopyUpdate(key, slot, tag, entry, rec, ref input, ref output, out Status status)
-                : TryInitialUpdate(key, slot, tag, entry, existed, ref input, ref output, out status);
+            Attempt outcome;
+            Status status;
+            try
+            {
+                outcome = copyFromOld
+                    ? TryCopyUpdate(key, slot, tag, entry, rec, ref input, ref output, out status)
+                    : TryInitialUpdate(key, slot, tag, entry, existed, ref input, ref output, out status);
+            }
+            catch
+            {
+                // A callback or the allocator failed: a sealed record must not stay sealed (it would block the key for ever).
+                if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+                throw;
+            }
             if (outcome == Attempt.Done)
             {
                 if (sealedOld && (status & (Status.CopyUpdated | Status.Created)) == 0)
@@ -323,10 +362,6 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     private enum Attempt { Done, Conflict, NoSpace }
-
-    /// <summary>Read-only already, but a thread that saw the record as mutable may still be updating it in place.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool InFuzzyRegion(long address) => address < _log.ReadOnlyAddress && address >= _log.SafeReadOnlyAddress;
 
     private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, byte* oldRecord,
         ref TInput input, ref TOutput output, out Status status)
@@ -341,7 +376,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
         byte* nrec = _log.GetPhysical(newAddress);
         RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
-        _functions.CopyUpdater(ref old, ref input, RecordLayout.Value(nrec), ref output);
+        try { _functions.CopyUpdater(ref old, ref input, RecordLayout.Value(nrec), ref output); }
+        catch
+        {
+            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            throw;
+        }
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             status = Status.Found | Status.CopyUpdated;
@@ -364,7 +404,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
         byte* nrec = _log.GetPhysical(newAddress);
         RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
-        _functions.InitialUpdater(key, ref input, RecordLayout.Value(nrec), ref output);
+        try { _functions.InitialUpdater(key, ref input, RecordLayout.Value(nrec), ref output); }
+        catch
+        {
+            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            throw;
+        }
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             if (!existed) _store.KeyCreated();
@@ -476,15 +521,18 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     {
         _rearm = op;
         Status status;
-        switch (op.Kind)
+        try
         {
-            case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
-            case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.Expiration); break;
-            case OpKind.Delete: status = DeleteCore(op.Key, op.Hash); break;
-            default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
+            switch (op.Kind)
+            {
+                case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
+                case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.Expiration); break;
+                case OpKind.Delete: status = DeleteCore(op.Key, op.Hash); break;
+                default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
+            }
         }
+        finally { _rearm = null; } // GoPending consumed it if the op went back to disk
         if (status.IsPending()) return false; // re-armed in place
-        _rearm = null;
         Report(op, status);
         return true;
     }
@@ -526,8 +574,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 int size = RecordLayout.Size(op.Key.Length, op.Value!.Length, op.Expiration != 0);
                 long newAddress;
-                while ((newAddress = _log.TryAllocate(size)) == 0) waits.Wait(_store);
-                if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                while ((newAddress = _log.TryAllocate(size)) == 0)
+                {
+                    // The wait refreshes the epoch: look the slot up again (the index may have grown) and check nothing changed.
+                    waits.Wait(_store);
+                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
+                }
                 byte* nrec = _log.GetPhysical(newAddress);
                 RecordLayout.Initialize(nrec, entry, op.Key, op.Value.Length, op.Expiration, 0);
                 op.Value.CopyTo(RecordLayout.Value(nrec));
@@ -546,7 +598,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 while (true)
                 {
                     if (AppendTombstone(op.Key, slot, tag, entry, ref waits)) break;
-                    if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
                 }
                 _store.KeyDeleted();
                 Report(op, expired ? Status.NotFound | Status.Expired : Status.Found);
@@ -567,7 +619,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     }
                     if (outcome == Attempt.Conflict) return Restart(op);
                     waits.Wait(_store);
-                    if (_index.TryFind(op.Hash, out _, out long now) && now != entry) return Restart(op);
+                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
                 }
             }
         }
