@@ -93,3 +93,39 @@ public class HashIndexTests
         foreach (var h in hashes) Assert.That(index.TryFind(h, out _, out long a) && a != 0);
     }
 }
+
+[TestFixture]
+public class HashIndexTagZeroTests
+{
+    [Test]
+    public void ConcurrentCreatesOfTagZeroNeverDuplicate()
+    {
+        // Hashes whose tag is 0: an entry for them with address 0 must still not look like a free word.
+        var zeroTag = new List<ulong>();
+        for (int i = 0; zeroTag.Count < 64; i++)
+        {
+            ulong h = Garnet.storage.Util.KeyHash.Hash(System.Text.Encoding.ASCII.GetBytes("z" + i));
+            if (Garnet.storage.Index.HashIndex.TagOf(h) == 0) zeroTag.Add(h);
+        }
+        for (int round = 0; round < 50; round++)
+        {
+            using var index = new Garnet.storage.Index.HashIndex(4);
+            var slots = new System.Collections.Concurrent.ConcurrentBag<long>();
+            var threads = Enumerable.Range(0, 4).Select(n => new Thread(() =>
+            {
+                foreach (var h in zeroTag)
+                {
+                    var slot = index.FindOrCreate(h, out _);
+                    Garnet.storage.Index.HashIndex.TryUpdate(slot, 0, 0, 64 + (long)(h & 0xFFFF) * 64);
+                }
+            })).ToList();
+            threads.ForEach(t => t.Start());
+            threads.ForEach(t => t.Join());
+            var addresses = new List<long>();
+            index.ForEachAddress(addresses.Add);
+            // One entry per bucket for tag 0 (4 buckets).
+            long buckets = zeroTag.Select(h => h & 3).Distinct().Count();
+            Assert.That(addresses.Count, Is.EqualTo(buckets));
+        }
+    }
+}

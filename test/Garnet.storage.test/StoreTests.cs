@@ -294,6 +294,34 @@ public class StoreTests
     }
 
     [Test]
+    public void OversizedValueIsRefusedAndTheKeyStaysUsable()
+    {
+        using var store = NewStore(pageBits: 12, memoryPages: 8);
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
+        s.Upsert(B("big"), B("small"));
+        Assert.Throws<ArgumentOutOfRangeException>(() => s.Upsert(B("big"), new byte[8192]));
+        // RMW that wants to grow past a page: the callback path throws, and the record must not stay sealed.
+        var input = new TestInput { Delta = 1, Grow = 8192 };
+        TestOutput o = default;
+        Assert.Throws<ArgumentOutOfRangeException>(() => s.Rmw(B("big"), ref input, ref o));
+        Assert.That(Encoding.UTF8.GetString(Get(s, "big").value!), Is.EqualTo("small"));
+        Assert.That(s.Upsert(B("big"), B("again")), Is.EqualTo(Status.Found | Status.InPlaceUpdated));
+        Assert.That(s.Delete(B("big")), Is.EqualTo(Status.Found));
+    }
+
+    [Test]
+    public void EmptyKeyEvictedWithNullDeviceIsGone()
+    {
+        using var store = NewStore(pageBits: 12, memoryPages: 4, nullDevice: true);
+        var log = new CompletionLog();
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+        s.Upsert([], []);
+        for (int i = 0; i < 2000; i++) s.Upsert(B("k" + i), B("v" + i));
+        s.CompletePending(wait: true);
+        Assert.That(Get(s, "", log).status.IsFound(), Is.False, "zeros from an empty device are not a record");
+    }
+
+    [Test]
     public void DisposeWithOperationsInFlight()
     {
         var store = NewStore(pageBits: 14, memoryPages: 4);

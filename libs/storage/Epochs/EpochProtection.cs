@@ -151,8 +151,30 @@ public sealed unsafe class EpochProtection : IDisposable
         return Math.Max(safe, seen);
     }
 
+    [ThreadStatic] private static bool t_draining;
+
+    /// <summary>
+    /// Runs due actions. Not re-entrant on a thread: an action that bumps the epoch (and so drains) does not nest another
+    /// round inside itself, which could otherwise recurse as deep as the queue is long; the outer round repeats instead.
+    /// </summary>
     private void Drain(long safeEpoch)
     {
+        if (t_draining) return;
+        t_draining = true;
+        try
+        {
+            for (int round = 0; round < 16; round++)
+            {
+                if (!DrainOnce(safeEpoch)) break;
+                safeEpoch = ComputeSafeToReclaim();
+            }
+        }
+        finally { t_draining = false; }
+    }
+
+    private bool DrainOnce(long safeEpoch)
+    {
+        bool ran = false;
         for (int i = 0; i < DrainListSize; i++)
         {
             long epoch = Volatile.Read(ref _drainList[i].Epoch);
@@ -162,6 +184,7 @@ public sealed unsafe class EpochProtection : IDisposable
             _drainList[i].Action = null;
             Volatile.Write(ref _drainList[i].Epoch, long.MaxValue);
             Interlocked.Decrement(ref _drainCount);
+            ran = true;
             action();
         }
         if (!_overflow.IsEmpty)
@@ -175,9 +198,11 @@ public sealed unsafe class EpochProtection : IDisposable
                     _overflow.TryDequeue(out item);
                     Interlocked.Decrement(ref _drainCount);
                 }
+                ran = true;
                 item.action();
             }
         }
+        return ran;
     }
 
     /// <summary>Number of deferred actions not yet run.</summary>

@@ -317,6 +317,8 @@ internal static class LogIo
     public static async void Flush(IStorageDevice device, long address, ReadOnlyMemory<byte> data, Action<Exception?> done)
     {
         Exception? error = null;
+        // Off the caller's stack: the caller is an epoch action, and the completion moves marks (more actions).
+        await Task.Yield();
         try { await device.WriteAsync(address, data).ConfigureAwait(false); }
         catch (Exception ex) { error = ex; }
         done(error);

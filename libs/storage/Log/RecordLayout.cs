@@ -75,9 +75,9 @@ public static unsafe class RecordLayout
     /// <summary>Writes a fresh record's header, key and (optionally) expiration; the value is filled by the caller.</summary>
     public static void Initialize(byte* record, long previousAddress, ReadOnlySpan<byte> key, int valueLength, long expiration, ulong flags)
     {
+        if (key.Length > MaxKeyLength) throw new ArgumentOutOfRangeException(nameof(key), "key too long");
         bool hasExp = expiration != 0;
         *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | RecordInfo.Present | (hasExp ? RecordInfo.HasExpiration : 0);
-        if (key.Length > MaxKeyLength) throw new ArgumentOutOfRangeException(nameof(key), "key too long");
         *(int*)(record + 8) = key.Length;
         *(int*)(record + 12) = valueLength;
         if (hasExp) *(long*)(record + HeaderSize) = expiration;

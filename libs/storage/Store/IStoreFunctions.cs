@@ -23,7 +23,7 @@ public interface IStoreFunctions<TInput, TOutput>
     /// <summary>Fills the new record's value from the old one.</summary>
     void CopyUpdater(ref RecordRef oldRecord, ref TInput input, Span<byte> newValue, ref TOutput output);
 
-    /// <summary>A pending Read finished (on the session's thread, in issue order).</summary>
+    /// <summary>A pending Read finished (on the thread that calls CompletePending / CompletePendingAsync, in issue order).</summary>
     void ReadCompleted(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, Status status);
 
     /// <summary>A pending RMW finished.</summary>

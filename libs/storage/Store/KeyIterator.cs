@@ -114,10 +114,17 @@ internal static unsafe class IteratorScan
                 ref ulong info = ref RecordLayout.Info(r);
                 if ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0)
                 {
-                    // Where in-place updates may happen, copy under a shared lock (a sealed record is immutable already).
-                    bool locked = address >= log.SafeReadOnlyAddress && RecordInfo.TryLockShared(ref info);
-                    try { into.Add((address, new ReadOnlySpan<byte>(r, size).ToArray())); }
-                    finally { if (locked) RecordInfo.UnlockShared(ref info); }
+                    // Where in-place updates may happen, copy under a shared lock. A sealed record takes no lock; it is
+                    // immutable unless its seal is withdrawn (the copy failed to publish), so copy again if that happened.
+                    bool mayChange = address >= log.SafeReadOnlyAddress;
+                    while ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0)
+                    {
+                        bool locked = mayChange && RecordInfo.TryLockShared(ref info);
+                        byte[] copy;
+                        try { copy = new ReadOnlySpan<byte>(r, size).ToArray(); }
+                        finally { if (locked) RecordInfo.UnlockShared(ref info); }
+                        if (locked || !mayChange || (Volatile.Read(ref info) & RecordInfo.Sealed) != 0) { into.Add((address, copy)); break; }
+                    }
                 }
                 address += size;
             }

@@ -8,7 +8,10 @@ public enum Status : byte
     NotFound = 0,
     Found = 1,
     Pending = 2,
-    /// <summary>The operation created a key that did not exist (live key count went up).</summary>
+    /// <summary>
+    /// The operation made a key exist that did not before. For Upsert this means the live key count went up; for RMW it
+    /// also covers an expired key started afresh (Created | Expired), which the count already included.
+    /// </summary>
     Created = 4,
     /// <summary>The value was changed in place.</summary>
     InPlaceUpdated = 8,

@@ -178,7 +178,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 else existed = live;
             }
 
-            long newAddress = _log.TryAllocate(size);
+            long newAddress;
+            try { newAddress = _log.TryAllocate(size); }
+            catch
+            {
+                // e.g. the device failed: the old record must not stay sealed (it would block the key for ever).
+                if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+                throw;
+            }
             if (newAddress == 0)
             {
                 if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
@@ -452,7 +459,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op.Record = bytes;
             op.Error = error;
             op.IoDone = true;
-            _ioSignal.Release();
+            // A wake-up, not a count: keep the semaphore at most 1 so polling callers cannot grow it without bound.
+            if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
         });
     }
 
@@ -476,6 +484,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             _store.Epoch.Acquire();
             bool done;
             try { done = Continue(op); }
+            catch
+            {
+                // A device error or a throwing completion callback ends this op (it is never retried or re-applied);
+                // the rest of the queue stays usable.
+                _pending.Dequeue();
+                throw;
+            }
             finally { _store.Epoch.Release(); }
             if (done) _pending.Dequeue();
         }
