@@ -57,3 +57,91 @@ public class StressTests
         finally { try { Directory.Delete(dir, true); } catch { } }
     }
 }
+
+/// <summary>Larger-than-memory figures for the notes: write 10x the log memory budget, read all of it back.</summary>
+[TestFixture, Category("Stress")]
+public class LargerThanMemoryMeasurement
+{
+    [Test]
+    public void WriteTenTimesTheBudgetAndReadItBack()
+    {
+        var dir = Directory.CreateTempSubdirectory("garnet-ltm-").FullName;
+        try
+        {
+            const long budget = 32L << 20;
+            const int keys = 6_000_000;
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 20, SegmentBits = 30, LogMemoryBytes = budget, IndexBuckets = 1 << 16, CopyReadsFromDiskToTail = false });
+            var log = new CompletionLog();
+            using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
+            Span<byte> key = stackalloc byte[16];
+            Span<byte> value = stackalloc byte[32];
+            var sw = System.Diagnostics.Stopwatch.StartNew();
+            for (int i = 0; i < keys; i++)
+            {
+                Encoding.ASCII.GetBytes($"key:{i:D12}", key);
+                BinaryPrimitives.WriteInt64LittleEndian(value, i);
+                s.Upsert(key, value);
+                if ((i & 1023) == 0) s.CompletePending(wait: true);
+            }
+            s.CompletePending(wait: true);
+            double writeSecs = sw.Elapsed.TotalSeconds;
+            long logBytes = store.Log.TailAddress - store.Log.BeginAddress;
+            Assert.That(logBytes, Is.GreaterThan(10 * budget));
+            Assert.That(store.LiveKeyCount, Is.EqualTo(keys));
+
+            var reader = store.NewSession<TestInput, TestOutput, CountingFunctions>(new CountingFunctions(new ReadTally()));
+            sw.Restart();
+            long found = 0;
+            for (int i = 0; i < keys; i++)
+            {
+                Encoding.ASCII.GetBytes($"key:{i:D12}", key);
+                TestInput inp = default; TestOutput o = default;
+                var st = reader.Read(key, ref inp, ref o);
+                if (st == Status.Found) { found++; Assert.That(o.Number, Is.EqualTo(i)); }
+                if ((i & 255) == 0) reader.CompletePending(wait: true);
+            }
+            reader.CompletePending(wait: true);
+            double readSecs = sw.Elapsed.TotalSeconds;
+            var tally = reader.Functions.Tally;
+            Assert.That(found + tally.Found, Is.EqualTo(keys));
+            Assert.That(tally.Wrong, Is.EqualTo(0));
+            long rss = Environment.WorkingSet;
+            TestContext.Progress.WriteLine(
+                $"larger-than-memory: {keys} keys, log {logBytes >> 20} MiB, budget {budget >> 20} MiB (log pages) + index {store.Index.MemoryBytes >> 20} MiB; " +
+                $"write {keys / writeSecs:N0} ops/s; read {keys / readSecs:N0} ops/s ({tally.Found} of {keys} from disk); " +
+                $"disk {store.Device.SizeOnDisk >> 20} MiB; process RSS {rss >> 20} MiB");
+            reader.Dispose();
+        }
+        finally { try { Directory.Delete(dir, true); } catch { } }
+    }
+}
+
+public sealed class ReadTally
+{
+    public long Found, Wrong;
+}
+
+/// <summary>Checks values of completed reads without keeping them (the key encodes the expected number).</summary>
+public struct CountingFunctions(ReadTally tally) : IStoreFunctions<TestInput, TestOutput>
+{
+    public ReadTally Tally => tally;
+    private TestFunctions _inner = new(null);
+    public bool Reader(ref RecordRef record, ref TestInput input, ref TestOutput output)
+    {
+        output.Number = BinaryPrimitives.ReadInt64LittleEndian(record.Value);
+        return true;
+    }
+    public bool NeedInitialUpdate(ReadOnlySpan<byte> key, ref TestInput input, ref TestOutput output, out int valueLength, out long expiration) => _inner.NeedInitialUpdate(key, ref input, ref output, out valueLength, out expiration);
+    public void InitialUpdater(ReadOnlySpan<byte> key, ref TestInput input, Span<byte> value, ref TestOutput output) => _inner.InitialUpdater(key, ref input, value, ref output);
+    public UpdateAction InPlaceUpdater(ref RecordRef record, ref TestInput input, ref TestOutput output) => _inner.InPlaceUpdater(ref record, ref input, ref output);
+    public bool NeedCopyUpdate(ref RecordRef oldRecord, ref TestInput input, ref TestOutput output, out int valueLength, out long expiration) => _inner.NeedCopyUpdate(ref oldRecord, ref input, ref output, out valueLength, out expiration);
+    public void CopyUpdater(ref RecordRef oldRecord, ref TestInput input, Span<byte> newValue, ref TestOutput output) => _inner.CopyUpdater(ref oldRecord, ref input, newValue, ref output);
+    public void ReadCompleted(ReadOnlySpan<byte> key, ref TestInput input, ref TestOutput output, Status status)
+    {
+        long expected = long.Parse(Encoding.ASCII.GetString(key)[4..]);
+        if (status == Status.Found && output.Number == expected) tally.Found++;
+        else tally.Wrong++;
+    }
+    public void RmwCompleted(ReadOnlySpan<byte> key, ref TestInput input, ref TestOutput output, Status status) { }
+    public void WriteCompleted(ReadOnlySpan<byte> key, Status status) { }
+}

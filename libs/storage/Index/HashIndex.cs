@@ -51,6 +51,8 @@ public sealed unsafe class HashIndex : IDisposable
         public readonly Bucket* Buckets;
         public readonly long Size;
         public readonly long Mask;
+        /// <summary>Overflow buckets linked into this table's chains (the growth trigger).</summary>
+        public long OverflowBuckets;
 
         public Table(long size)
         {
@@ -85,6 +87,7 @@ public sealed unsafe class HashIndex : IDisposable
     private Bucket*[] _overflowChunkTable = new Bucket*[16];
     private long _overflowCount; // overflow buckets handed out (index 1..count)
     private long _overflowInUse;
+    private long _entriesCreated; // entries FindOrCreate has made (never decreases; splits do not count)
     private readonly Stack<ulong> _freeOverflow = new();
     private readonly object _overflowLock = new();
     private bool _disposed;
@@ -92,7 +95,7 @@ public sealed unsafe class HashIndex : IDisposable
     /// <summary>A fixed-size index (no growth).</summary>
     public HashIndex(long buckets) : this(buckets, null, null, null) { }
 
-    /// <summary>An index that doubles online when overflow buckets pass a quarter of the buckets.</summary>
+    /// <summary>An index that doubles online when overflow buckets pass a quarter of its buckets (with more than four entries per bucket).</summary>
     public HashIndex(long buckets, EpochProtection? epoch, ChainTracer? tracer, Func<long>? beginAddress)
     {
         if (buckets < 1 || !BitOperations.IsPow2(buckets)) throw new ArgumentException("bucket count must be a power of two", nameof(buckets));
@@ -146,18 +149,23 @@ public sealed unsafe class HashIndex : IDisposable
 
     /// <summary>The bucket the hash maps to, after making sure a split in progress has reached it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private Bucket* HomeBucket(ulong hash)
+    private Bucket* HomeBucket(ulong hash) => HomeBucket(hash, out _);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private Bucket* HomeBucket(ulong hash, out Table table)
     {
         var g = _growth;
         if (g is null)
         {
             var t = _current;
+            table = t;
             return t.Buckets + (long)(hash & (ulong)t.Mask);
         }
-        return HomeBucketDuringGrowth(g, hash);
+        table = g.Next;
+        return HomeBucketDuringGrowth(g, hash, out table);
     }
 
-    private Bucket* HomeBucketDuringGrowth(Growth g, ulong hash)
+    private Bucket* HomeBucketDuringGrowth(Growth g, ulong hash, out Table table)
     {
         if (!g.Splitting)
         {
@@ -172,6 +180,7 @@ public sealed unsafe class HashIndex : IDisposable
             }
         }
         EnsureSplit(g, (long)(hash & (ulong)g.Old.Mask) / ChunkSize(g.Old));
+        table = g.Next;
         return g.Next.Buckets + (long)(hash & (ulong)g.Next.Mask);
     }
 
@@ -210,8 +219,8 @@ public sealed unsafe class HashIndex : IDisposable
         while (true)
         {
             if (TryFind(hash, out var found, out address)) return found;
-            Bucket* home = HomeBucket(hash);
-            ulong* claimed = ClaimFreeWord(home, MakeEntry(tag, 0) | TentativeBit);
+            Bucket* home = HomeBucket(hash, out var table);
+            ulong* claimed = ClaimFreeWord(home, MakeEntry(tag, 0) | TentativeBit, table);
             if (HasOtherEntryWithTag(home, tag, claimed))
             {
                 Volatile.Write(ref *claimed, 0UL);
@@ -219,6 +228,7 @@ public sealed unsafe class HashIndex : IDisposable
                 continue;
             }
             Volatile.Write(ref *claimed, MakeEntry(tag, 0));
+            Interlocked.Increment(ref _entriesCreated);
             address = 0;
             return new Slot(claimed);
         }
@@ -241,7 +251,7 @@ public sealed unsafe class HashIndex : IDisposable
         }
     }
 
-    private ulong* ClaimFreeWord(Bucket* b, ulong entry)
+    private ulong* ClaimFreeWord(Bucket* b, ulong entry, Table table)
     {
         while (true)
         {
@@ -255,7 +265,15 @@ public sealed unsafe class HashIndex : IDisposable
             {
                 ulong fresh = AllocateOverflow();
                 link = Interlocked.CompareExchange(ref b->Words[EntriesPerBucket], fresh, 0UL);
-                if (link == 0) link = fresh;
+                if (link == 0)
+                {
+                    link = fresh;
+                    // Grow when a quarter of the buckets have spilled into overflow and there are more than four entries per
+                    // bucket (4). The second condition stops a cascade: a split that meets a chain on disk keeps the entry in
+                    // both halves, so overflow alone need not shrink after a doubling; entries created only grow with new keys.
+                    if (Interlocked.Increment(ref table.OverflowBuckets) > table.Size / 4 && ReferenceEquals(table, _current)
+                        && Interlocked.Read(ref _entriesCreated) > table.Size * 4) RequestGrowth();
+                }
                 else ReturnOverflow(fresh);
             }
             b = Overflow(link);
@@ -295,8 +313,7 @@ public sealed unsafe class HashIndex : IDisposable
                 link = (ulong)(index + 1);
             }
         }
-        long inUse = Interlocked.Increment(ref _overflowInUse);
-        if (_epoch is not null && inUse > _current.Size / 4) RequestGrowth();
+        Interlocked.Increment(ref _overflowInUse);
         return link;
     }
 
@@ -391,8 +408,8 @@ public sealed unsafe class HashIndex : IDisposable
                     }
                     a = prev;
                 }
-                if (forLow != 0) InsertDuringSplit(next.Buckets + low, MakeEntry(tag, forLow));
-                if (forHigh != 0) InsertDuringSplit(next.Buckets + high, MakeEntry(tag, forHigh));
+                if (forLow != 0) InsertDuringSplit(next.Buckets + low, MakeEntry(tag, forLow), next);
+                if (forHigh != 0) InsertDuringSplit(next.Buckets + high, MakeEntry(tag, forHigh), next);
             }
             ulong link = Volatile.Read(ref bucket->Words[EntriesPerBucket]);
             if (link == 0) break;
@@ -401,7 +418,7 @@ public sealed unsafe class HashIndex : IDisposable
     }
 
     /// <summary>Inserts into a new-table bucket nobody else can touch yet (its chunk is being split by us).</summary>
-    private void InsertDuringSplit(Bucket* b, ulong entry) => ClaimFreeWord(b, entry);
+    private void InsertDuringSplit(Bucket* b, ulong entry, Table table) => ClaimFreeWord(b, entry, table);
 
     private void FinishGrowth(Table old, Table next)
     {

@@ -55,6 +55,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     public int PendingCount => _pending.Count;
 
+    /// <summary>The session's callbacks (a copy of the struct).</summary>
+    public TFunctions Functions => _functions;
+
     // ------------------------------------------------------------------------------------------------------
     // Read
     // ------------------------------------------------------------------------------------------------------
