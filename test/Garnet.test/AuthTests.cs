@@ -1,14 +1,12 @@
+using Garnet.Options;
 using Garnet.client;
 
 namespace Garnet.test;
 
 [TestFixture]
-public class AuthTests
+public class AuthTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer(o => o.RequirePass = "s3cret");
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
+    protected override void Configure(GarnetServerOptions o) => o.RequirePass = "s3cret";
 
     [Test]
     public void CommandsRefusedUntilAuthenticated()

@@ -4,12 +4,8 @@ using Garnet.server.Commands;
 namespace Garnet.test;
 
 [TestFixture]
-public class CommandTableTests
+public class CommandTableTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer();
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
 
     [Test]
     public void EveryRowIsRunnable()

@@ -3,12 +3,8 @@ using Garnet.client;
 namespace Garnet.test;
 
 [TestFixture]
-public class ConnectionCommandTests
+public class ConnectionCommandTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer();
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
 
     [Test]
     public void PingAndEcho()

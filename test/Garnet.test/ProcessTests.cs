@@ -145,12 +145,8 @@ public static class RedisCli
 }
 
 [TestFixture]
-public class RedisCliTests
+public class RedisCliTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer();
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
 
     [Test]
     public void RedisCliCommands()

@@ -4,12 +4,8 @@ using Garnet.client;
 namespace Garnet.test;
 
 [TestFixture]
-public class ProtocolTests
+public class ProtocolTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer();
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
 
     [Test]
     public void TenThousandPipelinedCommandsInOneWrite()

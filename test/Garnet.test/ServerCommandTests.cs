@@ -1,14 +1,12 @@
+using Garnet.Options;
 using Garnet.client;
 
 namespace Garnet.test;
 
 [TestFixture]
-public class ServerCommandTests
+public class ServerCommandTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer(o => o.Databases = 4);
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
+    protected override void Configure(GarnetServerOptions o) => o.Databases = 4;
 
     private static Dictionary<string, string> ParseInfo(string text) =>
         text.Split("\r\n").Where(l => l.Contains(':') && !l.StartsWith('#'))

@@ -4,12 +4,8 @@ namespace Garnet.test;
 
 /// <summary>A real client library: StackExchange.Redis (1.2.6, the newest version the package registry here serves).</summary>
 [TestFixture]
-public class StackExchangeRedisTests
+public class StackExchangeRedisTests : ServerFixture
 {
-    private TestServer _server = null!;
-
-    [OneTimeSetUp] public void Start() => _server = new TestServer();
-    [OneTimeTearDown] public void Stop() => _server.Dispose();
 
     [Test]
     public void ConnectsAndRunsServerCommands()

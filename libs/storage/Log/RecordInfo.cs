@@ -77,6 +77,20 @@ public static class RecordInfo
         }
     }
 
+    public enum LockOutcome { Locked, Tombstoned, Retry }
+
+    /// <summary>
+    /// Takes the exclusive lock on a record that is still live. Tombstoned: it was deleted meanwhile (no lock held).
+    /// Retry: sealed or invalid (superseded): look the key up again.
+    /// </summary>
+    public static LockOutcome LockIfLive(ref ulong word)
+    {
+        if (!TryLockExclusive(ref word)) return LockOutcome.Retry;
+        if ((Volatile.Read(ref word) & Tombstone) == 0) return LockOutcome.Locked;
+        UnlockExclusive(ref word);
+        return LockOutcome.Tombstoned;
+    }
+
     /// <summary>Releases the exclusive lock, setting and clearing flags in the same write.</summary>
     public static void UnlockExclusive(ref ulong word, ulong set = 0, ulong clear = 0)
     {

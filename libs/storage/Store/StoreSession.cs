@@ -157,12 +157,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (live && region == Region.Fuzzy) { waits.Wait(_store); continue; }
                 if (live && region == Region.Mutable)
                 {
-                    if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
-                    if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
-                    {
-                        RecordInfo.UnlockExclusive(ref info);
-                    }
-                    else
+                    var locked = RecordInfo.LockIfLive(ref info);
+                    if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
+                    if (locked == RecordInfo.LockOutcome.Locked)
                     {
                         var rr = new RecordRef(rec, true);
                         bool layoutFits = expiration == 0 ? !rr.HasExpiration : rr.HasExpiration;
@@ -242,12 +239,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             var result = expired ? Status.NotFound | Status.Expired : Status.Found;
             if (region == Region.Mutable)
             {
-                if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
-                if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
-                {
-                    RecordInfo.UnlockExclusive(ref info);
-                    return Status.NotFound;
-                }
+                var locked = RecordInfo.LockIfLive(ref info);
+                if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
+                if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
                 RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
                 _store.KeyDeleted();
                 return result;
@@ -299,12 +293,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (live && region == Region.Fuzzy) { waits.Wait(_store); continue; }
                 if (live && region == Region.Mutable)
                 {
-                    if (!RecordInfo.TryLockExclusive(ref info)) { waits.Wait(_store); continue; }
-                    if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0)
-                    {
-                        RecordInfo.UnlockExclusive(ref info);
-                    }
-                    else
+                    var locked = RecordInfo.LockIfLive(ref info);
+                    if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
+                    if (locked == RecordInfo.LockOutcome.Locked)
                     {
                         existed = true;
                         UpdateAction action;
