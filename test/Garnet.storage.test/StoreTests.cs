@@ -294,6 +294,28 @@ public class StoreTests
     }
 
     [Test]
+    public void NullDeviceCountsEvictedKeysOut()
+    {
+        using var store = NewStore(pageBits: 12, memoryPages: 4, nullDevice: true);
+        var log = new CompletionLog();
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+        for (int round = 0; round < 3; round++)
+        {
+            for (int i = 0; i < 3000; i++) s.Upsert(B("k" + i), B("v" + i));
+            for (int i = 0; i < 3000; i += 3) s.Delete(B("k" + i));
+            s.CompletePending(wait: true);
+        }
+        store.Epoch.WaitForPendingActions(TimeSpan.FromSeconds(5));
+        // The count must equal the keys that can still be read.
+        long readable = 0;
+        for (int i = 0; i < 3000; i++) if (Get(s, "k" + i, log).status.IsFound()) readable++;
+        store.Epoch.WaitForPendingActions(TimeSpan.FromSeconds(5));
+        Assert.That(readable, Is.GreaterThan(0));
+        Assert.That(readable, Is.LessThan(2000), "most keys were evicted");
+        Assert.That(store.LiveKeyCount, Is.EqualTo(readable));
+    }
+
+    [Test]
     public void OversizedValueIsRefusedAndTheKeyStaysUsable()
     {
         using var store = NewStore(pageBits: 12, memoryPages: 8);

@@ -212,6 +212,36 @@ public sealed unsafe class HashIndex : IDisposable
         return false;
     }
 
+    /// <summary>
+    /// Reads the entry address for hash's tag without ever waiting for a growth (for epoch actions, which must not
+    /// wait): during a split, an unsplit chunk's old bucket is still the authoritative one.
+    /// </summary>
+    public long PeekAddress(ulong hash)
+    {
+        Bucket* b;
+        var g = _growth;
+        if (g is null || !g.Splitting) b = _current.Buckets + (long)(hash & (ulong)_current.Mask);
+        else
+        {
+            long chunk = (long)(hash & (ulong)g.Old.Mask) / ChunkSize(g.Old);
+            b = Volatile.Read(ref g.ChunkStatus[chunk]) == 2
+                ? g.Next.Buckets + (long)(hash & (ulong)g.Next.Mask)
+                : g.Old.Buckets + (long)(hash & (ulong)g.Old.Mask);
+        }
+        ushort tag = TagOf(hash);
+        while (true)
+        {
+            for (int i = 0; i < EntriesPerBucket; i++)
+            {
+                ulong e = Volatile.Read(ref b->Words[i]);
+                if (e != 0 && (e & TentativeBit) == 0 && EntryTag(e) == tag) return (long)(e & AddressMask);
+            }
+            ulong link = Volatile.Read(ref b->Words[EntriesPerBucket]);
+            if (link == 0) return 0;
+            b = Overflow(link);
+        }
+    }
+
     /// <summary>Finds the entry for hash's tag, creating an empty one (address 0) when there is none.</summary>
     public Slot FindOrCreate(ulong hash, out long address)
     {

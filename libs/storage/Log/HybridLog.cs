@@ -247,9 +247,17 @@ public sealed unsafe class HybridLog : IDisposable
             _epoch.BumpCurrentEpoch(() => OnSafeHead(target));
     }
 
+    /// <summary>
+    /// Called with [from, to) when pages are about to be closed (every thread has moved past the head shift, frames
+    /// not yet reused): the null device uses it to count evicted keys out.
+    /// </summary>
+    public Action<long, long>? PagesClosing { get; set; }
+
     private void OnSafeHead(long address)
     {
         MonotonicUpdate(ref _safeHeadAddress, address, out _);
+        long from = ClosedUntilAddress;
+        if (address > from) PagesClosing?.Invoke(from, address);
         MonotonicUpdate(ref _closedUntilAddress, address, out _);
     }
 

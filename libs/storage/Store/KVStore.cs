@@ -52,6 +52,8 @@ public sealed unsafe class KVStore : IDisposable
         int pages = (int)Math.Max(2, settings.LogMemoryBytes >> settings.PageBits);
         Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
         Index = new HashIndex(settings.IndexBuckets, Epoch, TraceRecord, () => Log.BeginAddress);
+        // Pure cache mode: an evicted record is gone, so a key whose newest record leaves memory stops existing.
+        if (settings.NullDevice) Log.PagesClosing = CountOutEvictedKeys;
         Clock = settings.Clock;
     }
 
@@ -122,6 +124,41 @@ public sealed unsafe class KVStore : IDisposable
         invalid = (info & RecordInfo.Invalid) != 0;
         keyHash = Util.KeyHash.Hash(RecordLayout.Key(r));
         return true;
+    }
+
+    /// <summary>
+    /// Runs as an epoch action before pages [from, to) are closed: every op that saw them in memory has finished, and
+    /// later ops see them as gone. Each live record that is still its key's newest leaves the live count.
+    /// </summary>
+    private void CountOutEvictedKeys(long from, long to)
+    {
+        long a = Math.Max(from, HybridLog.FirstValidAddress);
+        while (a < to)
+        {
+            long pageEnd = Log.PageStart(Log.PageOf(a) + 1);
+            if (pageEnd - a < RecordLayout.HeaderSize) { a = pageEnd; continue; }
+            byte* r = Log.GetPhysical(a);
+            if (!RecordLayout.IsPresent(r)) { a = pageEnd; continue; }
+            ulong info = Volatile.Read(ref RecordLayout.Info(r));
+            if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone)) == 0 && IsNewestInMemory(r, a, from)) KeyDeleted();
+            a += RecordLayout.TotalSize(r);
+        }
+    }
+
+    /// <summary>True when no valid record of r's key lies above address (walking the chain from the index entry).</summary>
+    private bool IsNewestInMemory(byte* r, long address, long closingFrom)
+    {
+        var key = RecordLayout.Key(r);
+        long a = Index.PeekAddress(Util.KeyHash.Hash(key));
+        while (a > address)
+        {
+            if (a < closingFrom) return true; // cannot happen (the chain only goes down); be safe
+            byte* c = Log.GetPhysical(a);
+            ulong info = Volatile.Read(ref RecordLayout.Info(c));
+            if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(c).SequenceEqual(key)) return false;
+            a = RecordInfo.PreviousAddress(info);
+        }
+        return a == address;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
