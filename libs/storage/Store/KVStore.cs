@@ -189,6 +189,43 @@ public sealed unsafe class KVStore : IDisposable
 /// <summary>The store's awaiting code, kept out of unsafe classes.</summary>
 internal static class StoreIo
 {
+    /// <summary>First guess of a record's size when reading it from disk (most records are small).</summary>
+    public const int FirstReadSize = 512;
+
+    /// <summary>
+    /// Reads the record at address into a pooled buffer (return it with ArrayPool.Shared.Return). done gets the buffer
+    /// and the number of valid bytes (0: nothing stored there).
+    /// </summary>
+    public static async void ReadRecordPooled(HybridLog log, long address, Action<byte[]?, int, Exception?> done)
+    {
+        byte[]? buffer = null;
+        int length = 0;
+        Exception? error = null;
+        try
+        {
+            int untilPageEnd = log.PageSize - (int)(address & (log.PageSize - 1));
+            int first = Math.Min(FirstReadSize, untilPageEnd);
+            buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(first);
+            int n = await log.Device.ReadAsync(address, buffer.AsMemory(0, first)).ConfigureAwait(false);
+            if (n > 0)
+            {
+                if (n < first) Array.Clear(buffer, n, first - n);
+                length = first;
+                int total = KVStore.RecordSizeOf(buffer);
+                if (total > first && total <= untilPageEnd)
+                {
+                    System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
+                    buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(total);
+                    n = await log.Device.ReadAsync(address, buffer.AsMemory(0, total)).ConfigureAwait(false);
+                    if (n < total) Array.Clear(buffer, Math.Max(n, 0), total - Math.Max(n, 0));
+                    length = total;
+                }
+            }
+        }
+        catch (Exception ex) { error = ex; }
+        done(buffer, length, error);
+    }
+
     public static async void ReadRecord(HybridLog log, long address, Action<byte[]?, Exception?> done)
     {
         byte[]? bytes = null;

@@ -33,9 +33,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public long EntryAddress;
         public long DiskAddress;
         public volatile bool IoDone;
-        public byte[]? Record;
+        public byte[]? Record;      // pooled; valid bytes: RecordLength
+        public int RecordLength;
         public Exception? Error;
+        public Action<byte[]?, int, Exception?>? OnRead; // created once per op object (ops are reused)
     }
+
+    private readonly Stack<PendingOp> _freeOps = new();
 
     private readonly KVStore _store;
     private readonly HybridLog _log;
@@ -432,7 +436,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var op = _rearm;
         if (op is null)
         {
-            op = new PendingOp { Kind = kind, Key = key.ToArray(), Value = kind == OpKind.Upsert ? value.ToArray() : null, Expiration = expiration, Hash = hash };
+            op = _freeOps.Count > 0 ? _freeOps.Pop() : new PendingOp();
+            op.Kind = kind;
+            op.Key = key.ToArray();
+            op.Value = kind == OpKind.Upsert ? value.ToArray() : null;
+            op.Expiration = expiration;
+            op.Hash = hash;
+            op.Error = null;
             op.Input = input;
             op.Output = output;
             _pending.Enqueue(op);
@@ -446,16 +456,36 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private void IssueRead(PendingOp op)
     {
+        ReleaseRecord(op);
         op.IoDone = false;
-        op.Record = null;
-        StoreIo.ReadRecord(_log, op.DiskAddress, (bytes, error) =>
+        op.OnRead ??= (bytes, length, error) =>
         {
             op.Record = bytes;
+            op.RecordLength = length;
             op.Error = error;
             op.IoDone = true;
             // A wake-up, not a count: keep the semaphore at most 1 so polling callers cannot grow it without bound.
             if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
-        });
+        };
+        StoreIo.ReadRecordPooled(_log, op.DiskAddress, op.OnRead);
+    }
+
+    private static void ReleaseRecord(PendingOp op)
+    {
+        if (op.Record is not null) System.Buffers.ArrayPool<byte>.Shared.Return(op.Record);
+        op.Record = null;
+        op.RecordLength = 0;
+    }
+
+    /// <summary>An op is finished: give back its buffer and keep the object for the next pending op.</summary>
+    private void Recycle(PendingOp op)
+    {
+        ReleaseRecord(op);
+        op.Key = [];
+        op.Value = null;
+        op.Input = default!;
+        op.Output = default!;
+        if (_freeOps.Count < 64) _freeOps.Push(op);
     }
 
     /// <summary>
@@ -482,11 +512,11 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 // A device error or a throwing completion callback ends this op (it is never retried or re-applied);
                 // the rest of the queue stays usable.
-                _pending.Dequeue();
+                Recycle(_pending.Dequeue());
                 throw;
             }
             finally { _store.Epoch.Release(); }
-            if (done) _pending.Dequeue();
+            if (done) Recycle(_pending.Dequeue());
         }
         return true;
     }
@@ -498,12 +528,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private bool Continue(PendingOp op)
     {
         if (op.Error is not null) throw new IOException("reading a record from the log device failed", op.Error);
-        byte[] bytes = op.Record!;
+        byte[] bytes = op.Record ?? [];
         bool found = false;
         fixed (byte* rec = bytes)
         {
-            int size = KVStore.RecordSizeOf(bytes);
-            bool valid = size >= RecordLayout.HeaderSize && size <= bytes.Length;
+            int size = op.RecordLength >= RecordLayout.HeaderSize ? KVStore.RecordSizeOf(bytes) : 0;
+            bool valid = size >= RecordLayout.HeaderSize && size <= op.RecordLength;
             if (valid)
             {
                 ulong info = RecordInfo.Persistent(*(ulong*)rec);
