@@ -101,15 +101,12 @@ public static class InfoBuilder
         Line(sb, "pubsub_clients", 0);
     }
 
-    private static long s_peakMemory;
-
     private static void Memory(RespServer server, StringBuilder sb)
     {
         var gc = GC.GetGCMemoryInfo();
         long used = GC.GetTotalMemory(false);
         long rss = Environment.WorkingSet;
-        long peak = Math.Max(Interlocked.Read(ref s_peakMemory), used);
-        Interlocked.Exchange(ref s_peakMemory, peak);
+        long peak = Math.Max(server.Stats.PeakMemory, used);
         sb.Append("# Memory\r\n");
         Line(sb, "used_memory", used);
         Line(sb, "used_memory_human", Human(used));

@@ -69,9 +69,16 @@ public sealed class ServerStatistics
         Interlocked.Exchange(ref _rejectedConnections, 0);
     }
 
+    private long _peakMemory;
+
+    /// <summary>Largest managed heap size seen by the 100 ms samples (used_memory_peak).</summary>
+    public long PeakMemory => Interlocked.Read(ref _peakMemory);
+
     /// <summary>Called every 100 ms by the server's housekeeping timer.</summary>
     public void Sample()
     {
+        long used = GC.GetTotalMemory(false);
+        if (used > Interlocked.Read(ref _peakMemory)) Interlocked.Exchange(ref _peakMemory, used);
         var t = RawTotals();
         long now = Stopwatch.GetTimestamp();
         if (_lastSampleTicks != 0)

@@ -226,15 +226,6 @@ internal static class StoreIo
         done(buffer, length, error);
     }
 
-    public static async void ReadRecord(HybridLog log, long address, Action<byte[]?, Exception?> done)
-    {
-        byte[]? bytes = null;
-        Exception? error = null;
-        try { bytes = await ReadRecordAsync(log, address).ConfigureAwait(false); }
-        catch (Exception ex) { error = ex; }
-        done(bytes, error);
-    }
-
     public static async Task CompleteAsync(Func<bool> tryComplete, SemaphoreSlim signal)
     {
         while (!tryComplete()) await signal.WaitAsync(10).ConfigureAwait(false);
