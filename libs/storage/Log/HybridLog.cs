@@ -131,21 +131,6 @@ public sealed unsafe class HybridLog : IDisposable
         return next << PageBits;
     }
 
-    /// <summary>Allocates, refreshing the epoch and yielding while the log waits for a flush (bounded wait).</summary>
-    public long Allocate(int size)
-    {
-        var spin = new SpinWait();
-        long deadline = Environment.TickCount64 + 60_000;
-        while (true)
-        {
-            long a = TryAllocate(size);
-            if (a != 0) return a;
-            _epoch.Refresh();
-            spin.SpinOnce(-1);
-            if (Environment.TickCount64 > deadline) throw new TimeoutException("log allocation waited 60 s for a page flush");
-        }
-    }
-
     private void AllocateFrame(long page)
     {
         int frame = (int)(page % BufferPages);
