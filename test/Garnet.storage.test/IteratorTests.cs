@@ -26,7 +26,7 @@ public class IteratorTests
     public void YieldsEveryLiveKeyOnceAcrossMemoryAndDisk()
     {
         long now = 1_000;
-        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, LogMemoryBytes = 4 << 14, IndexBuckets = 1024, Clock = () => now });
+        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, MemoryBytes = 4 << 14, IndexBuckets = 1024, Clock = () => now });
         var log = new CompletionLog();
         using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
         var expected = new Dictionary<string, string>();
@@ -51,7 +51,7 @@ public class IteratorTests
     [Test]
     public void ResumesFromCursor()
     {
-        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, LogMemoryBytes = 4 << 14, IndexBuckets = 1024 });
+        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, MemoryBytes = 4 << 14, IndexBuckets = 1024 });
         using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(new CompletionLog()));
         for (int i = 0; i < 3000; i++) s.Upsert(B("k" + i), B("v" + i));
         s.CompletePending(wait: true);
@@ -68,7 +68,7 @@ public class IteratorTests
     [Test]
     public void UnderConcurrentWritesStableKeysComeExactlyOnce()
     {
-        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, LogMemoryBytes = 8 << 14, IndexBuckets = 512 });
+        using var store = new KVStore(new KVStoreSettings { Directory = _dir, PageBits = 14, SegmentBits = 20, MemoryBytes = 8 << 14, IndexBuckets = 512 });
         using (var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(new CompletionLog())))
         {
             for (int i = 0; i < 4000; i++) s.Upsert(B("stable" + i), B("v0"));

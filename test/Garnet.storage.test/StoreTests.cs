@@ -15,7 +15,7 @@ public class StoreTests
     private KVStore NewStore(int pageBits = 16, int memoryPages = 8, long buckets = 1 << 12, Func<long>? clock = null, bool nullDevice = false) =>
         new(new KVStoreSettings
         {
-            Directory = _dir, PageBits = pageBits, SegmentBits = Math.Max(pageBits, 20), LogMemoryBytes = (long)memoryPages << pageBits,
+            Directory = _dir, PageBits = pageBits, SegmentBits = Math.Max(pageBits, 20), MemoryBytes = (long)memoryPages << pageBits,
             IndexBuckets = buckets, NullDevice = nullDevice, Clock = clock ?? (() => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()),
         });
 
@@ -366,7 +366,7 @@ public class IndexGrowthTests
         var dir = Directory.CreateTempSubdirectory("garnet-grow-").FullName;
         try
         {
-            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 16, SegmentBits = 20, LogMemoryBytes = 16 << 16, IndexBuckets = 64 });
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 16, SegmentBits = 20, MemoryBytes = 16 << 16, IndexBuckets = 64 });
             const int threads = 3, perThread = 40_000;
             var errors = new System.Collections.Concurrent.ConcurrentQueue<Exception>();
             var workers = Enumerable.Range(0, threads).Select(t => new Thread(() =>

@@ -14,7 +14,7 @@ public class StressTests
         var dir = Directory.CreateTempSubdirectory("garnet-stress-").FullName;
         try
         {
-            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 14, SegmentBits = 20, LogMemoryBytes = 8 << 14, IndexBuckets = 16 });
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 14, SegmentBits = 20, MemoryBytes = 8 << 14, IndexBuckets = 16 });
             const int threads = 4, counters = 500, ops = 200_000;
             var increments = new long[threads, counters];
             var errors = new System.Collections.Concurrent.ConcurrentQueue<Exception>();
@@ -70,7 +70,7 @@ public class LargerThanMemoryMeasurement
         {
             const long budget = 32L << 20;
             const int keys = 6_000_000;
-            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 20, SegmentBits = 30, LogMemoryBytes = budget, IndexBuckets = 1 << 16, CopyReadsFromDiskToTail = false });
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 20, SegmentBits = 30, MemoryBytes = budget, IndexBuckets = 1 << 16, CopyReadsFromDiskToTail = false });
             var log = new CompletionLog();
             using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
             Span<byte> key = stackalloc byte[16];
@@ -132,10 +132,10 @@ public struct CountingFunctions(ReadTally tally) : IStoreFunctions<TestInput, Te
         return true;
     }
     public bool NeedInitialUpdate(ReadOnlySpan<byte> key, ref TestInput input, ref TestOutput output, out int valueLength, out long expiration) => _inner.NeedInitialUpdate(key, ref input, ref output, out valueLength, out expiration);
-    public void InitialUpdater(ReadOnlySpan<byte> key, ref TestInput input, Span<byte> value, ref TestOutput output) => _inner.InitialUpdater(key, ref input, value, ref output);
+    public void InitialUpdater(ReadOnlySpan<byte> key, ref TestInput input, ref RecordRef newRecord, ref TestOutput output) => _inner.InitialUpdater(key, ref input, ref newRecord, ref output);
     public UpdateAction InPlaceUpdater(ref RecordRef record, ref TestInput input, ref TestOutput output) => _inner.InPlaceUpdater(ref record, ref input, ref output);
     public bool NeedCopyUpdate(ref RecordRef oldRecord, ref TestInput input, ref TestOutput output, out int valueLength, out long expiration) => _inner.NeedCopyUpdate(ref oldRecord, ref input, ref output, out valueLength, out expiration);
-    public void CopyUpdater(ref RecordRef oldRecord, ref TestInput input, Span<byte> newValue, ref TestOutput output) => _inner.CopyUpdater(ref oldRecord, ref input, newValue, ref output);
+    public void CopyUpdater(ref RecordRef oldRecord, ref TestInput input, ref RecordRef newRecord, ref TestOutput output) => _inner.CopyUpdater(ref oldRecord, ref input, ref newRecord, ref output);
     public void ReadCompleted(ReadOnlySpan<byte> key, ref TestInput input, ref TestOutput output, Status status)
     {
         long expected = long.Parse(Encoding.ASCII.GetString(key)[4..]);

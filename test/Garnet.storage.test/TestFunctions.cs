@@ -40,8 +40,9 @@ public struct TestFunctions(CompletionLog? log) : IStoreFunctions<TestInput, Tes
         return true;
     }
 
-    public void InitialUpdater(ReadOnlySpan<byte> key, ref TestInput input, Span<byte> value, ref TestOutput output)
+    public void InitialUpdater(ReadOnlySpan<byte> key, ref TestInput input, ref RecordRef newRecord, ref TestOutput output)
     {
+        var value = newRecord.ValueSpan;
         value.Clear();
         BinaryPrimitives.WriteInt64LittleEndian(value, input.Delta);
         output.Number = input.Delta;
@@ -65,8 +66,9 @@ public struct TestFunctions(CompletionLog? log) : IStoreFunctions<TestInput, Tes
         return true;
     }
 
-    public void CopyUpdater(ref RecordRef oldRecord, ref TestInput input, Span<byte> newValue, ref TestOutput output)
+    public void CopyUpdater(ref RecordRef oldRecord, ref TestInput input, ref RecordRef newRecord, ref TestOutput output)
     {
+        var newValue = newRecord.ValueSpan;
         newValue.Clear();
         oldRecord.Value.CopyTo(newValue);
         long n = BinaryPrimitives.ReadInt64LittleEndian(newValue) + input.Delta;

@@ -20,9 +20,9 @@ public struct CounterFunctions : IStoreFunctions<long, long>
         return true;
     }
 
-    public void InitialUpdater(ReadOnlySpan<byte> key, ref long input, Span<byte> value, ref long output)
+    public void InitialUpdater(ReadOnlySpan<byte> key, ref long input, ref RecordRef newRecord, ref long output)
     {
-        BinaryPrimitives.WriteInt64LittleEndian(value, input);
+        BinaryPrimitives.WriteInt64LittleEndian(newRecord.ValueSpan, input);
         output = input;
     }
 
@@ -41,10 +41,10 @@ public struct CounterFunctions : IStoreFunctions<long, long>
         return true;
     }
 
-    public void CopyUpdater(ref RecordRef oldRecord, ref long input, Span<byte> newValue, ref long output)
+    public void CopyUpdater(ref RecordRef oldRecord, ref long input, ref RecordRef newRecord, ref long output)
     {
         output = BinaryPrimitives.ReadInt64LittleEndian(oldRecord.Value) + input;
-        BinaryPrimitives.WriteInt64LittleEndian(newValue, output);
+        BinaryPrimitives.WriteInt64LittleEndian(newRecord.ValueSpan, output);
     }
 
     public void ReadCompleted(ReadOnlySpan<byte> key, ref long input, ref long output, Status status) { }

@@ -32,7 +32,7 @@ public class StoreOperationBenchmarks
         _store = new KVStore(new KVStoreSettings
         {
             Directory = _dir, PageBits = disk ? 16 : 22, SegmentBits = 30,
-            LogMemoryBytes = disk ? 48L << 16 : 256L << 20, IndexBuckets = 1 << 18,
+            MemoryBytes = disk ? 48L << 16 : 256L << 20, IndexBuckets = 1 << 18,
             CopyReadsFromDiskToTail = false, // keep the 90% on disk for the whole run
         });
         _sessions = Enumerable.Range(0, 2).Select(_ => _store.NewSession<long, long, CounterFunctions>(new CounterFunctions())).ToArray();

@@ -84,6 +84,7 @@ public sealed unsafe class HashIndex : IDisposable
     private readonly Func<long>? _beginAddress;
 
     private readonly List<nint> _overflowChunks = new();
+    private int _overflowChunkCount;
     private Bucket*[] _overflowChunkTable = new Bucket*[16];
     private long _overflowCount; // overflow buckets handed out (index 1..count)
     private long _overflowInUse;
@@ -117,7 +118,7 @@ public sealed unsafe class HashIndex : IDisposable
         get
         {
             long buckets = _current.Size + (_growth?.Next.Size ?? 0);
-            lock (_overflowLock) buckets += _overflowChunks.Count * (long)OverflowChunkBuckets;
+            buckets += Volatile.Read(ref _overflowChunkCount) * (long)OverflowChunkBuckets; // lock-free: the budget reads it often
             return buckets * sizeof(Bucket);
         }
     }
@@ -328,6 +329,7 @@ public sealed unsafe class HashIndex : IDisposable
                     var chunk = (Bucket*)NativeMemory.AlignedAlloc((nuint)(OverflowChunkBuckets * sizeof(Bucket)), 64);
                     NativeMemory.Clear(chunk, (nuint)(OverflowChunkBuckets * sizeof(Bucket)));
                     _overflowChunks.Add((nint)chunk);
+                    Volatile.Write(ref _overflowChunkCount, _overflowChunks.Count);
                     int c = (int)(index / OverflowChunkBuckets);
                     if (c >= _overflowChunkTable.Length)
                     {

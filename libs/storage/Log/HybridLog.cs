@@ -29,7 +29,8 @@ public sealed unsafe class HybridLog : IDisposable
     private readonly IStorageDevice _device;
     private readonly byte*[] _frames;
     private readonly long[] _framePage;          // which page a frame holds (-1 none), for assertions and reads
-    private readonly int _mutablePages;
+    private readonly double _mutableFraction;
+    private int _allocatedFrames;
     private long _tailPageOffset;                // (page << 32) | offset within page
     private long _readOnlyAddress, _safeReadOnlyAddress, _headAddress, _safeHeadAddress;
     private long _flushedUntilAddress, _closedUntilAddress, _beginAddress;
@@ -46,7 +47,7 @@ public sealed unsafe class HybridLog : IDisposable
         PageBits = settings.PageBits;
         PageSize = 1 << PageBits;
         BufferPages = settings.MemoryPages;
-        _mutablePages = Math.Clamp((int)(BufferPages * settings.MutableFraction), 1, BufferPages - 1);
+        _mutableFraction = settings.MutableFraction;
         _epoch = epoch;
         _device = device;
         _frames = new byte*[BufferPages];
@@ -82,18 +83,34 @@ public sealed unsafe class HybridLog : IDisposable
     public long ClosedUntilAddress => Volatile.Read(ref _closedUntilAddress);
     public long BeginAddress => Volatile.Read(ref _beginAddress);
 
-    /// <summary>Native memory of the page frames allocated so far.</summary>
-    public long MemoryBytes
+    /// <summary>Native memory of the page frames allocated now.</summary>
+    public long MemoryBytes => (long)Volatile.Read(ref _allocatedFrames) * PageSize;
+
+    /// <summary>
+    /// Memory the log must leave to others (the index, the object heap) out of MemoryBudget; null: the log may use
+    /// all of its frames.
+    /// </summary>
+    public Func<long>? OtherMemoryBytes { get; set; }
+
+    /// <summary>Bytes that the log pages and OtherMemoryBytes together may take (default: all frames).</summary>
+    public long MemoryBudget { get; set; }
+
+    /// <summary>Pages that may be in memory now: what the budget leaves after the other users, at least 2.</summary>
+    public int AllowedPages
     {
         get
         {
-            long n = 0;
-            for (int i = 0; i < _frames.Length; i++) if (_frames[i] != null) n++;
-            return n * PageSize;
+            if (OtherMemoryBytes is null || MemoryBudget <= 0) return BufferPages;
+            long free = MemoryBudget - OtherMemoryBytes();
+            return (int)Math.Clamp(free >> PageBits, 2, BufferPages);
         }
     }
 
+    private int MutablePagesOf(int allowed) => Math.Clamp((int)(allowed * _mutableFraction), 1, allowed - 1);
+
     public long PageOf(long address) => address >> PageBits;
+    /// <summary>The frame that holds address's page while it is in memory.</summary>
+    public int FrameOf(long address) => (int)((address >> PageBits) % BufferPages);
     public long PageStart(long page) => page << PageBits;
 
     /// <summary>Pointer to the record at address; the address must be in memory (>= HeadAddress, caller epoch-protected).</summary>
@@ -135,7 +152,10 @@ public sealed unsafe class HybridLog : IDisposable
     {
         int frame = (int)(page % BufferPages);
         if (_frames[frame] == null)
+        {
             _frames[frame] = (byte*)NativeMemory.AlignedAlloc((nuint)PageSize, 4096);
+            Interlocked.Increment(ref _allocatedFrames);
+        }
         NativeMemory.Clear(_frames[frame], (nuint)PageSize);
         Volatile.Write(ref _framePage[frame], page);
     }
@@ -143,10 +163,12 @@ public sealed unsafe class HybridLog : IDisposable
     /// <summary>Moves the read-only and head marks so that page's frame can be used; true when it is free now.</summary>
     private bool TryMakeFrameAvailable(long page)
     {
-        // Keep _mutablePages pages mutable below the new tail page; the rest of memory is read-only.
-        ShiftReadOnly(PageStart(Math.Max(0, page - _mutablePages + 1)));
-        long needClosed = PageStart(page - BufferPages + 1);
-        if (page < BufferPages) return true;
+        // Keep a fraction of the allowed pages mutable below the new tail page; the rest of memory is read-only.
+        // The page `allowed` pages back must be closed (that also frees this page's frame, allowed <= BufferPages).
+        int allowed = AllowedPages;
+        ShiftReadOnly(PageStart(Math.Max(0, page - MutablePagesOf(allowed) + 1)));
+        if (page < allowed) return true;
+        long needClosed = PageStart(page - allowed + 1);
         if (ClosedUntilAddress >= needClosed) return true;
         ShiftHead(needClosed);
         return ClosedUntilAddress >= needClosed;
@@ -192,7 +214,7 @@ public sealed unsafe class HybridLog : IDisposable
         Interlocked.Increment(ref _pendingFlushes);
         byte* frame = _frames[page % BufferPages];
         var memory = new UnmanagedMemory(frame, PageSize).Memory;
-        LogIo.Flush(_device, PageStart(page), memory, error =>
+        LogIo.Flush(_device, PageStart(page), memory, PageFlushing is { } hook ? () => hook(page) : null, error =>
         {
             // A page that failed to reach the device is not flushed: it stays in memory (never evicted), and further
             // allocations fail with the device's error.
@@ -201,6 +223,12 @@ public sealed unsafe class HybridLog : IDisposable
             Interlocked.Decrement(ref _pendingFlushes);
         });
     }
+
+    /// <summary>
+    /// Runs (on a pool thread) before a page is written: the page is immutable and stays in memory until the write
+    /// completes. The object store serializes the page's objects here. A failure fails the page's flush.
+    /// </summary>
+    public Func<long, ValueTask>? PageFlushing { get; set; }
 
     private void OnPageFlushed(long page)
     {
@@ -238,12 +266,67 @@ public sealed unsafe class HybridLog : IDisposable
     /// </summary>
     public Action<long, long>? PagesClosing { get; set; }
 
+    private readonly object _closeLock = new();
+
     private void OnSafeHead(long address)
     {
         MonotonicUpdate(ref _safeHeadAddress, address, out _);
+        // Epoch actions can run at once on several threads: closing ranges must not overlap.
+        lock (_closeLock) ClosePages(address);
+    }
+
+    private void ClosePages(long address)
+    {
         long from = ClosedUntilAddress;
-        if (address > from) PagesClosing?.Invoke(from, address);
+        if (address <= from) return;
+        PagesClosing?.Invoke(from, address);
+        // Over the budget (others grew): give the closed pages' frames back instead of keeping them for reuse.
+        int allowed = AllowedPages;
+        for (long p = PageOf(from); p < PageOf(address); p++)
+        {
+            if (Volatile.Read(ref _allocatedFrames) <= allowed) break;
+            int frame = (int)(p % BufferPages);
+            if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
+            NativeMemory.AlignedFree(_frames[frame]);
+            _frames[frame] = null;
+            Volatile.Write(ref _framePage[frame], -1);
+            Interlocked.Decrement(ref _allocatedFrames);
+        }
         MonotonicUpdate(ref _closedUntilAddress, address, out _);
+    }
+
+    /// <summary>
+    /// When the pages in memory exceed what the budget allows (e.g. objects grew), moves the read-only and head marks
+    /// so the excess is flushed and evicted. Cheap when within budget.
+    /// </summary>
+    public void EnforceBudget()
+    {
+        if (OtherMemoryBytes is null || MemoryBudget <= 0) return;
+        int allowed = AllowedPages;
+        long tailPage = PageOf(TailAddress);
+        if (tailPage - PageOf(HeadAddress) + 1 > allowed)
+        {
+            ShiftReadOnly(PageStart(Math.Max(0, tailPage - MutablePagesOf(allowed) + 1)));
+            ShiftHead(PageStart(tailPage - allowed + 1));
+            return;
+        }
+        if (MemoryBytes + OtherMemoryBytes() <= MemoryBudget) return;
+        // Still over with few pages: objects on the mutable pages. Everything below the tail page becomes read-only
+        // and leaves memory once flushed; when the tail page's own objects are heavy, that page is closed too.
+        ShiftReadOnly(PageStart(tailPage));
+        ShiftHead(PageStart(tailPage));
+        if (TailPageIsHeavy?.Invoke(tailPage) == true) CloseTailPage(tailPage);
+    }
+
+    /// <summary>Says whether the objects of a page are worth closing it early for (set by the store).</summary>
+    public Func<long, bool>? TailPageIsHeavy { get; set; }
+
+    /// <summary>Ends the tail page now (the rest stays zero); the next allocation turns to a new page.</summary>
+    private void CloseTailPage(long page)
+    {
+        long po = Volatile.Read(ref _tailPageOffset);
+        if (po >> 32 != page || (po & 0xFFFFFFFF) >= PageSize) return;
+        Interlocked.CompareExchange(ref _tailPageOffset, (page << 32) | (uint)PageSize, po);
     }
 
     /// <summary>Waits until every issued flush has completed (for tests and shutdown).</summary>
@@ -307,12 +390,16 @@ public sealed class HybridLogSettings
 /// <summary>The log's awaiting code, kept out of the unsafe class (C# does not allow await in unsafe contexts).</summary>
 internal static class LogIo
 {
-    public static async void Flush(IStorageDevice device, long address, ReadOnlyMemory<byte> data, Action<Exception?> done)
+    public static async void Flush(IStorageDevice device, long address, ReadOnlyMemory<byte> data, Func<ValueTask>? before, Action<Exception?> done)
     {
         Exception? error = null;
         // Off the caller's stack: the caller is an epoch action, and the completion moves marks (more actions).
         await Task.Yield();
-        try { await device.WriteAsync(address, data).ConfigureAwait(false); }
+        try
+        {
+            if (before is not null) await before().ConfigureAwait(false);
+            await device.WriteAsync(address, data).ConfigureAwait(false);
+        }
         catch (Exception ex) { error = ex; }
         done(error);
     }

@@ -4,6 +4,9 @@
 //        (one 8-byte word, written atomically, so a scan never sees a length without its slack)
 //   [16] expiration (int64, Unix ms) when HasExpiration, else absent
 //   then key bytes (padded to 8), then value bytes (capacity padded to 8)
+// An object record (RecordInfo.ObjectValue) has a 16-byte value: [0] slot of its object in the page's ObjectHeap
+// frame (int32), [4] length of the serialized object in the object log (int32, -1: no object), [8] its address
+// there (int64). The slot means something only in memory; length and address are set when the page is flushed.
 // The value capacity (Align8(length) + slack*8) is what an in-place update may grow into without moving the
 // record; slack lets a value shrink in place by up to 56 bytes. Keys are limited to 2^29-1 bytes.
 using System.Runtime.CompilerServices;
@@ -71,6 +74,22 @@ public static unsafe class RecordLayout
 
     /// <summary>Total bytes of the record, from its header.</summary>
     public static int TotalSize(byte* record) => Size(KeyLength(record), ValueCapacity(record), HasExpiration(record));
+
+    public const int ObjectValueSize = 16;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IsObject(byte* record) => RecordInfo.Is(*(ulong*)record, RecordInfo.ObjectValue);
+
+    public static int ObjectSlot(byte* record) => *(int*)ValuePointer(record);
+    public static void SetObjectSlot(byte* record, int slot) => *(int*)ValuePointer(record) = slot;
+    public static int ObjectDiskLength(byte* record) => *(int*)(ValuePointer(record) + 4);
+    public static long ObjectDiskAddress(byte* record) => *(long*)(ValuePointer(record) + 8);
+
+    public static void SetObjectDiskLocation(byte* record, long address, int length)
+    {
+        *(long*)(ValuePointer(record) + 8) = address;
+        *(int*)(ValuePointer(record) + 4) = length;
+    }
 
     /// <summary>Writes a fresh record's header, key and (optionally) expiration; the value is filled by the caller.</summary>
     public static void Initialize(byte* record, long previousAddress, ReadOnlySpan<byte> key, int valueLength, long expiration, ulong flags)

@@ -8,20 +8,27 @@ public interface IStoreFunctions<TInput, TOutput>
     /// <summary>Copies what the caller wants out of a live, unexpired record. Return false to report NotFound.</summary>
     bool Reader(ref RecordRef record, ref TInput input, ref TOutput output);
 
-    /// <summary>RMW on a key with no live record: return false to create nothing (NotFound). Else give the new value's length and expiration (0 = none).</summary>
+    /// <summary>
+    /// RMW on a key with no live record: return false to create nothing (NotFound). Else give the new value's length
+    /// (RecordRef.ObjectValue for an object record) and expiration (0 = none).
+    /// </summary>
     bool NeedInitialUpdate(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, out int valueLength, out long expiration);
 
-    /// <summary>Fills the value of a new record (its length is the one NeedInitialUpdate gave).</summary>
-    void InitialUpdater(ReadOnlySpan<byte> key, ref TInput input, Span<byte> value, ref TOutput output);
+    /// <summary>Fills the value of a new record (newRecord.ValueSpan, of the length NeedInitialUpdate gave, or SetObject).</summary>
+    void InitialUpdater(ReadOnlySpan<byte> key, ref TInput input, ref RecordRef newRecord, ref TOutput output);
 
-    /// <summary>RMW on a live record in the mutable region, under its exclusive lock.</summary>
+    /// <summary>RMW on a live record in the mutable region, under its exclusive lock. An object changed in place is re-measured after Done.</summary>
     UpdateAction InPlaceUpdater(ref RecordRef record, ref TInput input, ref TOutput output);
 
-    /// <summary>RMW that must copy (record read-only, on disk, or NeedCopy): return false to change nothing. Else the new value's length and expiration.</summary>
+    /// <summary>
+    /// RMW that must copy (record read-only, on disk, or NeedCopy): return false to change nothing. Else the new value's
+    /// length (or RecordRef.ObjectValue) and expiration. An object copy must be a new object when the old one can still
+    /// be read (it is immutable from now on).
+    /// </summary>
     bool NeedCopyUpdate(ref RecordRef oldRecord, ref TInput input, ref TOutput output, out int valueLength, out long expiration);
 
     /// <summary>Fills the new record's value from the old one.</summary>
-    void CopyUpdater(ref RecordRef oldRecord, ref TInput input, Span<byte> newValue, ref TOutput output);
+    void CopyUpdater(ref RecordRef oldRecord, ref TInput input, ref RecordRef newRecord, ref TOutput output);
 
     /// <summary>A pending Read finished (on the thread that calls CompletePending / CompletePendingAsync, in issue order).</summary>
     void ReadCompleted(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, Status status);

@@ -14,6 +14,7 @@ using Garnet.storage.Devices;
 using Garnet.storage.Epochs;
 using Garnet.storage.Index;
 using Garnet.storage.Log;
+using Garnet.storage.Objects;
 
 namespace Garnet.storage.Store;
 
@@ -21,8 +22,13 @@ public sealed class KVStoreSettings
 {
     /// <summary>Directory for the log's segment files (ignored with a null device).</summary>
     public string Directory { get; set; } = "./data";
-    /// <summary>Memory budget of the log's in-memory pages, in bytes (rounded down to whole pages, at least 2).</summary>
-    public long LogMemoryBytes { get; set; } = 256L << 20;
+    /// <summary>
+    /// Memory budget in bytes: log pages in memory + object heap + hash index. The log holds at most this many bytes of
+    /// pages (rounded down to whole pages) and gives pages up (flush, evict) as the index and objects grow, down to 2.
+    /// </summary>
+    public long MemoryBytes { get; set; } = 256L << 20;
+    /// <summary>Turns object values into bytes and back (null: byte values only).</summary>
+    public Objects.IObjectSerializer? ObjectSerializer { get; set; }
     /// <summary>log2 of the page size.</summary>
     public int PageBits { get; set; } = 22;
     /// <summary>log2 of the segment-file size (at least PageBits).</summary>
@@ -49,11 +55,16 @@ public sealed unsafe class KVStore : IDisposable
         Settings = settings;
         Epoch = new EpochProtection();
         Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits);
-        int pages = (int)Math.Max(2, settings.LogMemoryBytes >> settings.PageBits);
+        int pages = (int)Math.Max(2, settings.MemoryBytes >> settings.PageBits);
         Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
         Index = new HashIndex(settings.IndexBuckets, Epoch, TraceRecord, () => Log.BeginAddress);
-        // Pure cache mode: an evicted record is gone, so a key whose newest record leaves memory stops existing.
-        if (settings.NullDevice) Log.PagesClosing = CountOutEvictedKeys;
+        Objects = new ObjectHeap(Log.BufferPages, Log.PageSize, settings.ObjectSerializer);
+        if (Objects.Enabled && Device.Persistent) ObjectLog = new ObjectLog(settings.Directory, settings.SegmentBits);
+        Log.MemoryBudget = settings.MemoryBytes;
+        Log.OtherMemoryBytes = () => Index.MemoryBytes + Objects.TotalBytes;
+        Log.PagesClosing = OnPagesClosing;
+        Log.TailPageIsHeavy = page => Objects.FrameBytes(Log.FrameOf(Log.PageStart(page))) >= Math.Max(Log.PageSize, settings.MemoryBytes / 8);
+        if (ObjectLog is not null) Log.PageFlushing = page => ObjectFlush.SerializePageAsync(this, page);
         Clock = settings.Clock;
     }
 
@@ -62,6 +73,10 @@ public sealed unsafe class KVStore : IDisposable
     public HashIndex Index { get; }
     public HybridLog Log { get; }
     public IStorageDevice Device { get; }
+    /// <summary>The objects of object records in memory.</summary>
+    public ObjectHeap Objects { get; }
+    /// <summary>Serialized objects of flushed pages (null without a serializer or with the null device).</summary>
+    public ObjectLog? ObjectLog { get; }
     internal Func<long> Clock { get; }
 
     /// <summary>Keys whose newest record is not a tombstone (exact; O(1)).</summary>
@@ -70,8 +85,8 @@ public sealed unsafe class KVStore : IDisposable
     internal void KeyCreated() => Interlocked.Increment(ref _liveKeys);
     internal void KeyDeleted() => Interlocked.Decrement(ref _liveKeys);
 
-    /// <summary>Native memory of the index and the log pages.</summary>
-    public long MemoryBytes => Index.MemoryBytes + Log.MemoryBytes;
+    /// <summary>Memory the budget counts: the index, the log pages in memory and the object heap.</summary>
+    public long MemoryBytes => Index.MemoryBytes + Log.MemoryBytes + Objects.TotalBytes;
 
     public StoreSession<TInput, TOutput, TFunctions> NewSession<TInput, TOutput, TFunctions>(TFunctions functions)
         where TFunctions : struct, IStoreFunctions<TInput, TOutput>
@@ -128,8 +143,17 @@ public sealed unsafe class KVStore : IDisposable
 
     /// <summary>
     /// Runs as an epoch action before pages [from, to) are closed: every op that saw them in memory has finished, and
-    /// later ops see them as gone. Each live record that is still its key's newest leaves the live count.
+    /// later ops see them as gone. Their objects are dropped (on disk they live in the object log).
     /// </summary>
+    private void OnPagesClosing(long from, long to)
+    {
+        // Pure cache mode: an evicted record is gone, so a key whose newest record leaves memory stops existing.
+        if (Settings.NullDevice) CountOutEvictedKeys(from, to);
+        if (Objects.Enabled)
+            for (long p = Log.PageOf(from); p < Log.PageOf(to); p++) Objects.ClearFrame(Log.FrameOf(Log.PageStart(p)));
+    }
+
+    /// <summary>Each live record of [from, to) that is still its key's newest leaves the live count.</summary>
     private void CountOutEvictedKeys(long from, long to)
     {
         long a = Math.Max(from, HybridLog.FirstValidAddress);
@@ -180,6 +204,7 @@ public sealed unsafe class KVStore : IDisposable
         if (_disposed) return;
         _disposed = true;
         Log.Dispose();
+        ObjectLog?.Dispose();
         Index.Dispose();
         Device.Dispose();
         Epoch.Dispose();
@@ -224,6 +249,33 @@ internal static class StoreIo
         }
         catch (Exception ex) { error = ex; }
         done(buffer, length, error);
+    }
+
+    /// <summary>Reads an object's bytes from the object log and deserializes them (on the I/O completion thread).</summary>
+    public static async void ReadObject(KVStore store, long address, int length, Action<object?, Exception?> done)
+    {
+        object? value = null;
+        Exception? error = null;
+        byte[]? buffer = null;
+        try
+        {
+            var log = store.ObjectLog ?? throw new IOException("an object record was read from disk but the store has no object log");
+            buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(length, 1));
+            if (!await log.ReadAsync(address, buffer.AsMemory(0, length)).ConfigureAwait(false))
+                throw new IOException($"object log holds no {length} bytes at {address}");
+            value = store.Objects.Serializer.Deserialize(buffer.AsSpan(0, length));
+        }
+        catch (Exception ex) { error = ex; }
+        finally { if (buffer is not null) System.Buffers.ArrayPool<byte>.Shared.Return(buffer); }
+        done(value, error);
+    }
+
+    public static async ValueTask<object?> LoadObjectAsync(KVStore store, long address, int length)
+    {
+        var log = store.ObjectLog ?? throw new IOException("an object record was read from disk but the store has no object log");
+        var buffer = new byte[length];
+        if (!await log.ReadAsync(address, buffer).ConfigureAwait(false)) throw new IOException($"object log holds no {length} bytes at {address}");
+        return store.Objects.Serializer.Deserialize(buffer);
     }
 
     public static async Task CompleteAsync(Func<bool> tryComplete, SemaphoreSlim signal)

@@ -12,8 +12,8 @@ using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
 
-/// <summary>A copy of a live record, as the iterator yields it.</summary>
-public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration);
+/// <summary>A copy of a live record, as the iterator yields it (Object set, Value empty, for an object record).</summary>
+public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, object? Object = null);
 
 public sealed class KeyIterator
 {
@@ -61,15 +61,21 @@ public sealed class KeyIterator
         {
             long page = _log.PageOf(Cursor);
             long pageEnd = Math.Min(_log.PageStart(page + 1), End);
-            var candidates = new List<(long address, byte[] record)>();
+            var candidates = new List<(long address, byte[] record, object? obj)>();
             if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates))
             {
                 // The page is on disk: read what is left of it in one I/O and scan the copy.
                 var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
                 IteratorScan.ScanBuffer(bytes, Cursor, candidates);
             }
-            foreach (var (address, record) in candidates)
-                if (await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) IteratorScan.AddIfLive(_store, record, address, batch);
+            foreach (var (address, record, obj) in candidates)
+            {
+                if (!await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) continue;
+                var value = obj;
+                if (value is null && IteratorScan.ObjectOnDisk(record, out long objectAddress, out int objectLength))
+                    value = await StoreIo.LoadObjectAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
+                IteratorScan.AddIfLive(_store, record, address, value, batch);
+            }
             Cursor = pageEnd;
         }
         return Cursor < End;
@@ -98,7 +104,7 @@ public sealed class KeyIterator
 internal static unsafe class IteratorScan
 {
     /// <summary>Copies the valid records of [from, to) if that range is in memory; false when it is on disk.</summary>
-    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[])> into)
+    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[], object?)> into)
     {
         var log = store.Log;
         store.Epoch.Acquire();
@@ -121,9 +127,14 @@ internal static unsafe class IteratorScan
                     {
                         bool locked = mayChange && RecordInfo.TryLockShared(ref info);
                         byte[] copy;
-                        try { copy = new ReadOnlySpan<byte>(r, size).ToArray(); }
+                        object? obj = null;
+                        try
+                        {
+                            copy = new ReadOnlySpan<byte>(r, size).ToArray();
+                            if (RecordLayout.IsObject(r)) obj = store.Objects.Get(log.FrameOf(address), RecordLayout.ObjectSlot(r));
+                        }
                         finally { if (locked) RecordInfo.UnlockShared(ref info); }
-                        if (locked || !mayChange || (Volatile.Read(ref info) & RecordInfo.Sealed) != 0) { into.Add((address, copy)); break; }
+                        if (locked || !mayChange || (Volatile.Read(ref info) & RecordInfo.Sealed) != 0) { into.Add((address, copy, obj)); break; }
                     }
                 }
                 address += size;
@@ -133,7 +144,7 @@ internal static unsafe class IteratorScan
         finally { store.Epoch.Release(); }
     }
 
-    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[])> into)
+    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[], object?)> into)
     {
         fixed (byte* start = bytes)
         {
@@ -145,7 +156,7 @@ internal static unsafe class IteratorScan
                 int size = RecordLayout.TotalSize(r);
                 if (size <= 0 || offset + size > bytes.Length) break;
                 if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Invalid) == 0)
-                    into.Add((baseAddress + offset, new ReadOnlySpan<byte>(r, size).ToArray()));
+                    into.Add((baseAddress + offset, new ReadOnlySpan<byte>(r, size).ToArray(), null));
                 offset += size;
             }
         }
@@ -200,13 +211,29 @@ internal static unsafe class IteratorScan
         finally { store.Epoch.Release(); }
     }
 
-    public static void AddIfLive(KVStore store, byte[] record, long address, List<IteratedRecord> batch)
+    public static void AddIfLive(KVStore store, byte[] record, long address, object? obj, List<IteratedRecord> batch)
     {
         fixed (byte* r = record)
         {
             if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Tombstone) != 0) return;
             if (store.IsExpired(r)) return;
-            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r)));
+            bool isObject = RecordLayout.IsObject(r);
+            if (isObject && obj is null) return; // its object was dropped: the record was replaced meanwhile
+            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? [] : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), obj));
+        }
+    }
+
+    /// <summary>For a live object record copied from disk: where its object's bytes are.</summary>
+    public static bool ObjectOnDisk(byte[] record, out long address, out int length)
+    {
+        fixed (byte* r = record)
+        {
+            ulong info = RecordInfo.Persistent(*(ulong*)r);
+            address = 0; length = -1;
+            if ((info & (RecordInfo.ObjectValue | RecordInfo.Tombstone)) != RecordInfo.ObjectValue) return false;
+            address = RecordLayout.ObjectDiskAddress(r);
+            length = RecordLayout.ObjectDiskLength(r);
+            return length >= 0;
         }
     }
 }

@@ -1,13 +1,20 @@
-// RecordRef: what a callback sees of a record: key, value, expiration. Valid only during the callback.
-// In-place edits (value length, expiration) are allowed only when IsMutable (the record is in the mutable region
-// and the caller holds its exclusive lock).
+// RecordRef: what a callback sees of a record: key, value (bytes or an object), expiration. Valid only during the
+// callback. In-place edits (value length, expiration, the object) are allowed only when IsMutable (the record is
+// in the mutable region and the caller holds its exclusive lock, or it is a new record not yet published).
 using Garnet.storage.Log;
+using Garnet.storage.Objects;
 
 namespace Garnet.storage.Store;
 
 public readonly unsafe ref struct RecordRef
 {
+    /// <summary>valueLength that NeedInitialUpdate / NeedCopyUpdate give for a record whose value is an object.</summary>
+    public const int ObjectValue = -1;
+
     private readonly byte* _record;
+    private readonly ObjectHeap? _heap;     // set for an in-memory object record
+    private readonly int _frame;
+    private readonly object? _loaded;       // the object of a record read from disk
 
     internal RecordRef(byte* record, bool mutable)
     {
@@ -15,26 +22,66 @@ public readonly unsafe ref struct RecordRef
         IsMutable = mutable;
     }
 
+    internal RecordRef(byte* record, bool mutable, ObjectHeap heap, int frame)
+    {
+        _record = record;
+        IsMutable = mutable;
+        _heap = heap;
+        _frame = frame;
+    }
+
+    internal RecordRef(byte* record, object? loaded)
+    {
+        _record = record;
+        _loaded = loaded;
+    }
+
     public bool IsMutable { get; }
     public ReadOnlySpan<byte> Key => RecordLayout.Key(_record);
-    public ReadOnlySpan<byte> Value => RecordLayout.Value(_record);
-    public int ValueLength => RecordLayout.ValueLength(_record);
-    public int ValueCapacity => RecordLayout.ValueCapacity(_record);
+
+    /// <summary>True when the value is a .NET object (Object), not bytes (Value).</summary>
+    public bool IsObject => RecordLayout.IsObject(_record);
+
+    /// <summary>The value bytes (not for object records).</summary>
+    public ReadOnlySpan<byte> Value => IsObject ? throw new InvalidOperationException("the record holds an object") : RecordLayout.Value(_record);
+    public int ValueLength => IsObject ? 0 : RecordLayout.ValueLength(_record);
+    public int ValueCapacity => IsObject ? 0 : RecordLayout.ValueCapacity(_record);
     public bool HasExpiration => RecordLayout.HasExpiration(_record);
     /// <summary>Unix time in ms at which the record expires; 0 = never.</summary>
     public long Expiration => RecordLayout.Expiration(_record);
 
+    /// <summary>The object of an object record (null for byte values).</summary>
+    public object? Object
+    {
+        get
+        {
+            if (!IsObject) return null;
+            if (_heap is null) return _loaded;
+            return _heap.Get(_frame, RecordLayout.ObjectSlot(_record));
+        }
+    }
+
+    /// <summary>Gives an object record its object (a new record, or in place under the lock).</summary>
+    public void SetObject(object value)
+    {
+        if (!IsMutable || !IsObject || _heap is null) throw new InvalidOperationException("not a mutable object record");
+        _heap.Set(_frame, RecordLayout.ObjectSlot(_record), value);
+    }
+
+    /// <summary>The whole current value, writable (mutable records only).</summary>
+    public Span<byte> ValueSpan => IsMutable && !IsObject ? RecordLayout.Value(_record) : throw new InvalidOperationException("record is not mutable");
+
     /// <summary>The value bytes up to the capacity, for in-place edits.</summary>
     public Span<byte> WritableValue(int length)
     {
-        if (!IsMutable) throw new InvalidOperationException("record is not mutable");
+        if (!IsMutable || IsObject) throw new InvalidOperationException("record is not mutable");
         if (!RecordLayout.TrySetValueLength(_record, length)) throw new ArgumentOutOfRangeException(nameof(length), "value does not fit in place");
         return RecordLayout.Value(_record);
     }
 
     /// <summary>True when a value of this length fits in place.</summary>
     public bool FitsInPlace(int length) =>
-        IsMutable && length >= 0 && RecordLayout.Align8(length) <= ValueCapacity && (ValueCapacity - RecordLayout.Align8(length)) / 8 <= 7;
+        IsMutable && !IsObject && length >= 0 && RecordLayout.Align8(length) <= ValueCapacity && (ValueCapacity - RecordLayout.Align8(length)) / 8 <= 7;
 
     /// <summary>Sets the expiration in place; false when the record has no expiration field (needs a copy) or is not mutable.</summary>
     public bool TrySetExpiration(long unixMs)

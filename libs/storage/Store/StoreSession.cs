@@ -26,6 +26,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public OpKind Kind;
         public byte[] Key = [];
         public byte[]? Value;
+        public object? ValueObject;   // Upsert of an object
         public long Expiration;
         public TInput Input = default!;
         public TOutput Output = default!;
@@ -36,7 +37,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public byte[]? Record;      // pooled; valid bytes: RecordLength
         public int RecordLength;
         public Exception? Error;
+        public object? Object;        // the object of the record read (once ObjectLoaded)
+        public bool ObjectLoaded;
         public Action<byte[]?, int, Exception?>? OnRead; // created once per op object (ops are reused)
+        public Action<object?, Exception?>? OnObject;
     }
 
     private readonly Stack<PendingOp> _freeOps = new();
@@ -100,7 +104,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             try
             {
                 if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
-                var rr = new RecordRef(rec, false);
+                var rr = MemRef(rec, address, false);
                 return _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
             }
             finally
@@ -124,6 +128,31 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         return address >= _log.SafeReadOnlyAddress ? Region.Fuzzy : Region.Immutable;
     }
 
+    /// <summary>A callback's view of an in-memory record (with its object heap slot when it holds an object).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private RecordRef MemRef(byte* rec, long address, bool mutable) =>
+        RecordLayout.IsObject(rec) ? new RecordRef(rec, mutable, _store.Objects, _log.FrameOf(address)) : new RecordRef(rec, mutable);
+
+    /// <summary>A new object record gets a slot in its page's frame (empty until SetObject).</summary>
+    private void InitObjectSlot(byte* nrec, long address)
+    {
+        RecordLayout.SetObjectSlot(nrec, _store.Objects.Allocate(_log.FrameOf(address)));
+        RecordLayout.SetObjectDiskLocation(nrec, 0, -1);
+    }
+
+    /// <summary>Drops the object of a record nobody can read any more (replaced, deleted, or never published).</summary>
+    private void ReleaseObject(byte* rec, long address)
+    {
+        if (RecordLayout.IsObject(rec)) _store.Objects.Release(_log.FrameOf(address), RecordLayout.ObjectSlot(rec));
+    }
+
+    /// <summary>A record that failed to publish: invisible from now on, and its object dropped.</summary>
+    private void Abandon(byte* nrec, long address)
+    {
+        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        ReleaseObject(nrec, address);
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // Upsert
     // ------------------------------------------------------------------------------------------------------
@@ -132,14 +161,24 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0)
     {
         _store.Epoch.Acquire();
-        try { return UpsertCore(key, KeyHashOf(key), value, expiration); }
+        try { return UpsertCore(key, KeyHashOf(key), value, null, expiration); }
         finally { _store.Epoch.Release(); }
     }
 
-    private Status UpsertCore(ReadOnlySpan<byte> key, ulong hash, ReadOnlySpan<byte> value, long expiration)
+    /// <summary>Sets key to an object value (the store needs an ObjectSerializer). The store owns the object from now on.</summary>
+    public Status Upsert(ReadOnlySpan<byte> key, object value, long expiration = 0)
+    {
+        ArgumentNullException.ThrowIfNull(value);
+        if (!_store.Objects.Enabled) throw new InvalidOperationException("the store has no object serializer");
+        _store.Epoch.Acquire();
+        try { return UpsertCore(key, KeyHashOf(key), default, value, expiration); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status UpsertCore(ReadOnlySpan<byte> key, ulong hash, ReadOnlySpan<byte> value, object? obj, long expiration)
     {
         ushort tag = HashIndex.TagOf(hash);
-        int size = RecordLayout.Size(key.Length, value.Length, expiration != 0);
+        int size = RecordLayout.Size(key.Length, obj is null ? value.Length : RecordLayout.ObjectValueSize, expiration != 0);
         if (size > _log.MaxRecordSize) throw new ArgumentOutOfRangeException(nameof(value), $"a record of {size} bytes does not fit a log page ({_log.MaxRecordSize} bytes at most)");
         var waits = new AllocationWait();
         while (true)
@@ -149,7 +188,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.OnDisk)
             {
                 TInput noInput = default!; TOutput noOutput = default!;
-                return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration);
+                return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration, obj);
             }
             bool existed = false, sealedOld = false;
             if (search == KVStore.Search.Found)
@@ -165,13 +204,21 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
                     if (locked == RecordInfo.LockOutcome.Locked)
                     {
-                        var rr = new RecordRef(rec, true);
+                        var rr = MemRef(rec, address, true);
                         bool layoutFits = expiration == 0 ? !rr.HasExpiration : rr.HasExpiration;
-                        if (layoutFits && rr.FitsInPlace(value.Length))
+                        if (layoutFits && obj is null && rr.FitsInPlace(value.Length))
                         {
                             value.CopyTo(rr.WritableValue(value.Length));
                             if (expiration != 0) rr.TrySetExpiration(expiration);
                             RecordInfo.UnlockExclusive(ref info);
+                            return Status.Found | Status.InPlaceUpdated;
+                        }
+                        if (layoutFits && obj is not null && rr.IsObject)
+                        {
+                            rr.SetObject(obj);
+                            if (expiration != 0) rr.TrySetExpiration(expiration);
+                            RecordInfo.UnlockExclusive(ref info);
+                            _log.EnforceBudget();
                             return Status.Found | Status.InPlaceUpdated;
                         }
                         RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Sealed);
@@ -197,16 +244,31 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 continue;
             }
             byte* nrec = _log.GetPhysical(newAddress);
-            RecordLayout.Initialize(nrec, entry, key, value.Length, expiration, 0);
-            value.CopyTo(RecordLayout.Value(nrec));
+            WriteNewValue(nrec, newAddress, entry, key, value, obj, expiration);
             if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
             {
+                if (sealedOld) ReleaseObject(rec, address);
                 if (!existed) _store.KeyCreated();
+                if (obj is not null) _log.EnforceBudget();
                 return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
             }
-            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            Abandon(nrec, newAddress);
             if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
         }
+    }
+
+    /// <summary>Fills a new (unpublished) record with an upsert's value: bytes, or an object in a new slot.</summary>
+    private void WriteNewValue(byte* nrec, long newAddress, long previous, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, object? obj, long expiration)
+    {
+        if (obj is null)
+        {
+            RecordLayout.Initialize(nrec, previous, key, value.Length, expiration, 0);
+            value.CopyTo(RecordLayout.Value(nrec));
+            return;
+        }
+        RecordLayout.Initialize(nrec, previous, key, RecordLayout.ObjectValueSize, expiration, RecordInfo.ObjectValue);
+        InitObjectSlot(nrec, newAddress);
+        _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -246,6 +308,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 var locked = RecordInfo.LockIfLive(ref info);
                 if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
                 if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
+                ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
                 RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
                 _store.KeyDeleted();
                 return result;
@@ -306,7 +369,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         if (_store.IsExpired(rec)) action = UpdateAction.Expire;
                         else
                         {
-                            var rr = new RecordRef(rec, true);
+                            var rr = MemRef(rec, address, true);
                             try { action = _functions.InPlaceUpdater(ref rr, ref input, ref output); }
                             catch
                             {
@@ -317,7 +380,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         switch (action)
                         {
                             case UpdateAction.Done:
+                                bool isObject = RecordLayout.IsObject(rec);
+                                if (isObject) _store.Objects.Remeasure(_log.FrameOf(address), RecordLayout.ObjectSlot(rec));
                                 RecordInfo.UnlockExclusive(ref info);
+                                if (isObject) _log.EnforceBudget();
                                 return Status.Found | Status.InPlaceUpdated;
                             case UpdateAction.Abort:
                                 RecordInfo.UnlockExclusive(ref info);
@@ -345,8 +411,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             Status status;
             try
             {
+                var oldRef = copyFromOld ? MemRef(rec, address, false) : default;
                 outcome = copyFromOld
-                    ? TryCopyUpdate(key, slot, tag, entry, rec, ref input, ref output, out status)
+                    ? TryCopyUpdate(key, slot, tag, entry, ref oldRef, ref input, ref output, out status)
                     : TryInitialUpdate(key, slot, tag, entry, existed, ref input, ref output, out status);
             }
             catch
@@ -359,6 +426,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 if (sealedOld && (status & (Status.CopyUpdated | Status.Created)) == 0)
                     RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed); // nothing replaced it
+                else if (sealedOld) ReleaseObject(rec, address);
                 return status | expiredFlag;
             }
             if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
@@ -368,33 +436,45 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private enum Attempt { Done, Conflict, NoSpace }
 
-    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, byte* oldRecord,
+    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, ref RecordRef old,
         ref TInput input, ref TOutput output, out Status status)
     {
-        var old = new RecordRef(oldRecord, false);
         if (!_functions.NeedCopyUpdate(ref old, ref input, ref output, out int length, out long expiration))
         {
             status = Status.Found;
             return Attempt.Done;
         }
-        long newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
-        if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
-        byte* nrec = _log.GetPhysical(newAddress);
-        RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
-        try { _functions.CopyUpdater(ref old, ref input, RecordLayout.Value(nrec), ref output); }
+        if (!TryAllocateNew(key, entry, length, expiration, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
+        var created = MemRef(nrec, newAddress, true);
+        try { _functions.CopyUpdater(ref old, ref input, ref created, ref output); }
         catch
         {
-            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            Abandon(nrec, newAddress);
             throw;
         }
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
+            if (length == RecordRef.ObjectValue) _log.EnforceBudget();
             status = Status.Found | Status.CopyUpdated;
             return Attempt.Done;
         }
-        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        Abandon(nrec, newAddress);
         status = 0;
         return Attempt.Conflict;
+    }
+
+    /// <summary>Allocates and initializes a new record for an RMW (length RecordRef.ObjectValue: an object record). False: no space yet.</summary>
+    private bool TryAllocateNew(ReadOnlySpan<byte> key, long entry, int length, long expiration, out long newAddress, out byte* nrec)
+    {
+        bool isObject = length == RecordRef.ObjectValue;
+        if (isObject && !_store.Objects.Enabled) throw new InvalidOperationException("the store has no object serializer");
+        if (isObject) length = RecordLayout.ObjectValueSize;
+        newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
+        if (newAddress == 0) { nrec = null; return false; }
+        nrec = _log.GetPhysical(newAddress);
+        RecordLayout.Initialize(nrec, entry, key, length, expiration, isObject ? RecordInfo.ObjectValue : 0);
+        if (isObject) InitObjectSlot(nrec, newAddress);
+        return true;
     }
 
     private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, bool existed,
@@ -405,23 +485,22 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.NotFound;
             return Attempt.Done;
         }
-        long newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
-        if (newAddress == 0) { status = 0; return Attempt.NoSpace; }
-        byte* nrec = _log.GetPhysical(newAddress);
-        RecordLayout.Initialize(nrec, entry, key, length, expiration, 0);
-        try { _functions.InitialUpdater(key, ref input, RecordLayout.Value(nrec), ref output); }
+        if (!TryAllocateNew(key, entry, length, expiration, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
+        var created = MemRef(nrec, newAddress, true);
+        try { _functions.InitialUpdater(key, ref input, ref created, ref output); }
         catch
         {
-            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+            Abandon(nrec, newAddress);
             throw;
         }
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             if (!existed) _store.KeyCreated();
+            if (length == RecordRef.ObjectValue) _log.EnforceBudget();
             status = Status.Created;
             return Attempt.Done;
         }
-        RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        Abandon(nrec, newAddress);
         status = 0;
         return Attempt.Conflict;
     }
@@ -431,7 +510,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
-        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration)
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null)
     {
         var op = _rearm;
         if (op is null)
@@ -439,7 +518,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op = _freeOps.Count > 0 ? _freeOps.Pop() : new PendingOp();
             op.Kind = kind;
             op.Key = key.ToArray();
-            op.Value = kind == OpKind.Upsert ? value.ToArray() : null;
+            op.Value = kind == OpKind.Upsert && obj is null ? value.ToArray() : null;
+            op.ValueObject = obj;
             op.Expiration = expiration;
             op.Hash = hash;
             op.Error = null;
@@ -457,6 +537,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private void IssueRead(PendingOp op)
     {
         ReleaseRecord(op);
+        op.Object = null;
+        op.ObjectLoaded = false;
         op.IoDone = false;
         op.OnRead ??= (bytes, length, error) =>
         {
@@ -468,6 +550,21 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
         };
         StoreIo.ReadRecordPooled(_log, op.DiskAddress, op.OnRead);
+    }
+
+    /// <summary>The record found on disk holds an object: read its bytes from the object log and deserialize them.</summary>
+    private void IssueObjectRead(PendingOp op, long address, int length)
+    {
+        op.IoDone = false;
+        op.OnObject ??= (value, error) =>
+        {
+            op.Object = value;
+            op.ObjectLoaded = error is null;
+            op.Error = error;
+            op.IoDone = true;
+            if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
+        };
+        StoreIo.ReadObject(_store, address, length, op.OnObject);
     }
 
     private static void ReleaseRecord(PendingOp op)
@@ -483,6 +580,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         ReleaseRecord(op);
         op.Key = [];
         op.Value = null;
+        op.ValueObject = null;
+        op.Object = null;
+        op.ObjectLoaded = false;
         op.Input = default!;
         op.Output = default!;
         if (_freeOps.Count < 64) _freeOps.Push(op);
@@ -537,7 +637,18 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (valid)
             {
                 ulong info = RecordInfo.Persistent(*(ulong*)rec);
-                if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(rec).SequenceEqual(op.Key)) found = true;
+                if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(rec).SequenceEqual(op.Key))
+                {
+                    found = true;
+                    bool needsObject = (info & (RecordInfo.ObjectValue | RecordInfo.Tombstone)) == RecordInfo.ObjectValue;
+                    if (needsObject && !op.ObjectLoaded)
+                    {
+                        int length = RecordLayout.ObjectDiskLength(rec);
+                        if (length < 0) throw new IOException($"object record at {op.DiskAddress} was flushed without its object");
+                        IssueObjectRead(op, RecordLayout.ObjectDiskAddress(rec), length);
+                        return false;
+                    }
+                }
                 else
                 {
                     long prev = RecordInfo.PreviousAddress(info);
@@ -565,7 +676,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             switch (op.Kind)
             {
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
-                case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.Expiration); break;
+                case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
                 case OpKind.Delete: status = DeleteCore(op.Key, op.Hash); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
@@ -601,9 +712,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 Status status = Status.NotFound;
                 if (live && !expired)
                 {
-                    var rr = new RecordRef(diskRecord, false);
+                    var rr = new RecordRef(diskRecord, op.Object);
                     status = _functions.Reader(ref rr, ref op.Input, ref op.Output) ? Status.Found : Status.NotFound;
-                    if (_store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord);
+                    if (_store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
                 }
                 else if (expired) status = Status.NotFound | Status.Expired;
                 Report(op, status);
@@ -611,7 +722,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             case OpKind.Upsert:
             {
-                int size = RecordLayout.Size(op.Key.Length, op.Value!.Length, op.Expiration != 0);
+                var obj = op.ValueObject;
+                int size = RecordLayout.Size(op.Key.Length, obj is null ? op.Value!.Length : RecordLayout.ObjectValueSize, op.Expiration != 0);
                 long newAddress;
                 while ((newAddress = _log.TryAllocate(size)) == 0)
                 {
@@ -620,13 +732,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
                 }
                 byte* nrec = _log.GetPhysical(newAddress);
-                RecordLayout.Initialize(nrec, entry, op.Key, op.Value.Length, op.Expiration, 0);
-                op.Value.CopyTo(RecordLayout.Value(nrec));
+                WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration);
                 if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
                 {
-                    RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+                    Abandon(nrec, newAddress);
                     return Restart(op);
                 }
+                if (obj is not null) _log.EnforceBudget();
                 if (!live) _store.KeyCreated();
                 Report(op, Status.Found | Status.CopyUpdated | (live ? 0 : Status.Created));
                 return true;
@@ -649,7 +761,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 {
                     Attempt outcome;
                     Status status;
-                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, diskRecord, ref op.Input, ref op.Output, out status);
+                    var oldRef = new RecordRef(diskRecord, op.Object);
+                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, ref oldRef, ref op.Input, ref op.Output, out status);
                     else outcome = TryInitialUpdate(op.Key, slot, tag, entry, live, ref op.Input, ref op.Output, out status);
                     if (outcome == Attempt.Done)
                     {
@@ -665,7 +778,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>Second chance: copies a record read from disk to the tail (best effort: skipped if anything changed).</summary>
-    private void CopyToTail(HashIndex.Slot slot, ushort tag, long entry, byte* diskRecord)
+    private void CopyToTail(HashIndex.Slot slot, ushort tag, long entry, byte* diskRecord, object? obj)
     {
         int size = RecordLayout.TotalSize(diskRecord);
         long newAddress = _log.TryAllocate(size);
@@ -674,8 +787,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         Buffer.MemoryCopy(diskRecord, nrec, size, size);
         ulong info = RecordInfo.Persistent(*(ulong*)diskRecord);
         *(ulong*)nrec = (info & ~RecordInfo.AddressMask & ~RecordInfo.Sealed) | ((ulong)entry & RecordInfo.AddressMask);
-        if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
-            RecordInfo.SetFlags(ref RecordLayout.Info(nrec), RecordInfo.Invalid);
+        if (RecordLayout.IsObject(nrec))
+        {
+            // The object read from disk now belongs to the copy (the reader only looked at it).
+            InitObjectSlot(nrec, newAddress);
+            if (obj is not null) _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
+        }
+        if (!HashIndex.TryUpdate(slot, tag, entry, newAddress)) Abandon(nrec, newAddress);
+        else if (obj is not null) _log.EnforceBudget();
     }
 
     public void Dispose()
