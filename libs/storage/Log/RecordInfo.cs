@@ -1,6 +1,6 @@
 // RecordInfo: the first 8 bytes of every record, changed only by CAS of the whole word.
 // Bits: [47..0] previous address (older record with the same index tag) | 48 tombstone | 49 sealed |
-//       50 invalid | 51 has-expiration | 52 object value | 53 filler | 54 version bit | 55 present (always 1) |
+//       50 invalid | 51 has-expiration | 52 object value | 53 sole version | 54 version bit | 55 present (always 1) |
 //       [62..56] shared-lock count | 63 exclusive lock.
 // Invariants:
 //  - The previous address never changes after the record is published in the index.
@@ -20,7 +20,8 @@ public static class RecordInfo
     public const ulong Invalid = 1UL << 50;
     public const ulong HasExpiration = 1UL << 51;
     public const ulong ObjectValue = 1UL << 52;
-    public const ulong Filler = 1UL << 53;
+    /// <summary>No live (non-tombstone) record of this key lies below this one: deleting it can unlink it outright.</summary>
+    public const ulong SoleVersion = 1UL << 53;
     public const ulong VersionBit = 1UL << 54;
     /// <summary>Set in every record, so a header word of zero always means "no record here" (end of the page's data).</summary>
     public const ulong Present = 1UL << 55;

@@ -91,6 +91,29 @@ public static unsafe class RecordLayout
         *(int*)(ValuePointer(record) + 4) = length;
     }
 
+    /// <summary>
+    /// Rewrites a free (invalid, unreachable) record of totalSize bytes for a new key and value, keeping its total size:
+    /// the difference goes to value slack. The header stays invalid until Publish. The record's expiration field must
+    /// match (HasExpiration == (expiration != 0)).
+    /// </summary>
+    public static void InitializeReused(byte* record, int totalSize, ReadOnlySpan<byte> key, int valueLength, long expiration)
+    {
+        bool hasExp = expiration != 0;
+        int slack = (totalSize - Size(key.Length, valueLength, hasExp)) / 8;
+        if (slack < 0 || slack > MaxSlackUnits || HasExpiration(record) != hasExp) throw new InvalidOperationException("free record of the wrong shape");
+        uint keyWord = (uint)key.Length | ((uint)slack << 29);
+        Volatile.Write(ref *(ulong*)(record + 8), keyWord | ((ulong)(uint)valueLength << 32));
+        if (hasExp) *(long*)(record + HeaderSize) = expiration;
+        key.CopyTo(new Span<byte>(record + KeyOffset(record), key.Length));
+    }
+
+    /// <summary>Makes a reused record valid (one write of its header), once key and value are in place.</summary>
+    public static void Publish(byte* record, long previousAddress, ulong flags)
+    {
+        ulong exp = *(ulong*)record & RecordInfo.HasExpiration;
+        Volatile.Write(ref *(ulong*)record, ((ulong)previousAddress & RecordInfo.AddressMask) | flags | RecordInfo.Present | exp);
+    }
+
     /// <summary>Writes a fresh record's header, key and (optionally) expiration; the value is filled by the caller.</summary>
     public static void Initialize(byte* record, long previousAddress, ReadOnlySpan<byte> key, int valueLength, long expiration, ulong flags)
     {

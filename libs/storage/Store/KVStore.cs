@@ -73,6 +73,8 @@ public sealed unsafe class KVStore : IDisposable
     public HashIndex Index { get; }
     public HybridLog Log { get; }
     public IStorageDevice Device { get; }
+    /// <summary>Space of deleted records, offered to new keys.</summary>
+    public FreeRecordPool FreeRecords { get; } = new();
     /// <summary>The objects of object records in memory.</summary>
     public ObjectHeap Objects { get; }
     /// <summary>Serialized objects of flushed pages (null without a serializer or with the null device).</summary>

@@ -32,6 +32,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public TOutput Output = default!;
         public ulong Hash;
         public long EntryAddress;
+        public long FirstDiskAddress; // where the in-memory chain left for the disk
         public long DiskAddress;
         public volatile bool IoDone;
         public byte[]? Record;      // pooled; valid bytes: RecordLength
@@ -52,6 +53,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private readonly Queue<PendingOp> _pending = new();
     private readonly SemaphoreSlim _ioSignal = new(0);
     private PendingOp? _rearm; // set while a pending op restarts, so a new wait reuses it (and its queue place)
+    private long[] _retired = new long[RetireBatch]; // unlinked records, handed to the free pool a batch at a time
+    private int _retiredCount;
+    private const int RetireBatch = 16;
 
     internal StoreSession(KVStore store, TFunctions functions)
     {
@@ -229,6 +233,26 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 else existed = live;
             }
 
+            if (!existed && obj is null)
+            {
+                int reusedSize = TryTakeFree(size, expiration != 0, entry, out long freeAddress);
+                if (reusedSize > 0)
+                {
+                    byte* frec = _log.GetPhysical(freeAddress);
+                    RecordLayout.InitializeReused(frec, reusedSize, key, value.Length, expiration);
+                    value.CopyTo(RecordLayout.Value(frec));
+                    RecordLayout.Publish(frec, entry, RecordInfo.SoleVersion);
+                    if (HashIndex.TryUpdate(slot, tag, entry, freeAddress))
+                    {
+                        _store.KeyCreated();
+                        return Status.Found | Status.CopyUpdated | Status.Created;
+                    }
+                    RecordInfo.SetFlags(ref RecordLayout.Info(frec), RecordInfo.Invalid);
+                    Retire(freeAddress, reusedSize, expiration != 0);
+                    continue;
+                }
+            }
+
             long newAddress;
             try { newAddress = _log.TryAllocate(size); }
             catch
@@ -244,7 +268,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 continue;
             }
             byte* nrec = _log.GetPhysical(newAddress);
-            WriteNewValue(nrec, newAddress, entry, key, value, obj, expiration);
+            WriteNewValue(nrec, newAddress, entry, key, value, obj, expiration, existed ? 0 : RecordInfo.SoleVersion);
             if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
             {
                 if (sealedOld) ReleaseObject(rec, address);
@@ -258,15 +282,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>Fills a new (unpublished) record with an upsert's value: bytes, or an object in a new slot.</summary>
-    private void WriteNewValue(byte* nrec, long newAddress, long previous, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, object? obj, long expiration)
+    private void WriteNewValue(byte* nrec, long newAddress, long previous, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, object? obj, long expiration, ulong flags)
     {
         if (obj is null)
         {
-            RecordLayout.Initialize(nrec, previous, key, value.Length, expiration, 0);
+            RecordLayout.Initialize(nrec, previous, key, value.Length, expiration, flags);
             value.CopyTo(RecordLayout.Value(nrec));
             return;
         }
-        RecordLayout.Initialize(nrec, previous, key, RecordLayout.ObjectValueSize, expiration, RecordInfo.ObjectValue);
+        RecordLayout.Initialize(nrec, previous, key, RecordLayout.ObjectValueSize, expiration, RecordInfo.ObjectValue | flags);
         InitObjectSlot(nrec, newAddress);
         _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
     }
@@ -309,6 +333,17 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
                 if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
                 ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
+                ulong word = Volatile.Read(ref info);
+                if ((word & RecordInfo.SoleVersion) != 0 && entry == address
+                    && HashIndex.TryUpdate(slot, tag, entry, RecordInfo.PreviousAddress(word)))
+                {
+                    // Nothing of the key lies below and nothing newer above: unlink the record instead of leaving a
+                    // tombstone. Walkers that reached it skip it (invalid) and go on down its unchanged chain.
+                    RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone | RecordInfo.Invalid);
+                    _store.KeyDeleted();
+                    if (!RecordLayout.IsObject(rec)) Retire(address, RecordLayout.TotalSize(rec), RecordLayout.HasExpiration(rec));
+                    return result;
+                }
                 RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
                 _store.KeyDeleted();
                 return result;
@@ -444,7 +479,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.Found;
             return Attempt.Done;
         }
-        if (!TryAllocateNew(key, entry, length, expiration, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
+        if (!TryAllocateNew(key, entry, length, expiration, 0, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
         var created = MemRef(nrec, newAddress, true);
         try { _functions.CopyUpdater(ref old, ref input, ref created, ref output); }
         catch
@@ -464,7 +499,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>Allocates and initializes a new record for an RMW (length RecordRef.ObjectValue: an object record). False: no space yet.</summary>
-    private bool TryAllocateNew(ReadOnlySpan<byte> key, long entry, int length, long expiration, out long newAddress, out byte* nrec)
+    private bool TryAllocateNew(ReadOnlySpan<byte> key, long entry, int length, long expiration, ulong flags, out long newAddress, out byte* nrec)
     {
         bool isObject = length == RecordRef.ObjectValue;
         if (isObject && !_store.Objects.Enabled) throw new InvalidOperationException("the store has no object serializer");
@@ -472,7 +507,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
         if (newAddress == 0) { nrec = null; return false; }
         nrec = _log.GetPhysical(newAddress);
-        RecordLayout.Initialize(nrec, entry, key, length, expiration, isObject ? RecordInfo.ObjectValue : 0);
+        RecordLayout.Initialize(nrec, entry, key, length, expiration, (isObject ? RecordInfo.ObjectValue : 0) | flags);
         if (isObject) InitObjectSlot(nrec, newAddress);
         return true;
     }
@@ -485,14 +520,27 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.NotFound;
             return Attempt.Done;
         }
-        if (!TryAllocateNew(key, entry, length, expiration, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
+        long newAddress;
+        byte* nrec;
+        int reusedSize = 0;
+        if (!existed && length != RecordRef.ObjectValue)
+        {
+            reusedSize = TryTakeFree(RecordLayout.Size(key.Length, length, expiration != 0), expiration != 0, entry, out newAddress);
+            nrec = reusedSize > 0 ? _log.GetPhysical(newAddress) : null;
+            if (reusedSize > 0) RecordLayout.InitializeReused(nrec, reusedSize, key, length, expiration);
+        }
+        else newAddress = 0;
+        if (reusedSize == 0 && !TryAllocateNew(key, entry, length, expiration, existed ? 0 : RecordInfo.SoleVersion, out newAddress, out nrec)) { status = 0; return Attempt.NoSpace; }
+        nrec = _log.GetPhysical(newAddress);
         var created = MemRef(nrec, newAddress, true);
         try { _functions.InitialUpdater(key, ref input, ref created, ref output); }
         catch
         {
-            Abandon(nrec, newAddress);
+            if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
+            else Abandon(nrec, newAddress);
             throw;
         }
+        if (reusedSize > 0) RecordLayout.Publish(nrec, entry, RecordInfo.SoleVersion);
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             if (!existed) _store.KeyCreated();
@@ -501,8 +549,39 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             return Attempt.Done;
         }
         Abandon(nrec, newAddress);
+        if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
         status = 0;
         return Attempt.Conflict;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Space reuse
+    // ------------------------------------------------------------------------------------------------------
+
+    /// <summary>A free record for a new key's record of this size, above the chain's head; 0 when there is none.</summary>
+    private int TryTakeFree(int size, bool hasExpiration, long chainHead, out long address) =>
+        _store.FreeRecords.TryTake(size, hasExpiration, chainHead, _log.ReadOnlyAddress, out address);
+
+    /// <summary>
+    /// An unlinked (invalid) record: once every thread that might still read it has moved on, its space goes to the
+    /// free pool. Batched so that one epoch action covers many records.
+    /// </summary>
+    private void Retire(long address, int size, bool hasExpiration)
+    {
+        if (!FreeRecordPool.Eligible(size)) return;
+        _retired[_retiredCount++] = FreeRecordPool.Pack(address, size, hasExpiration);
+        if (_retiredCount == RetireBatch) FlushRetired();
+    }
+
+    private void FlushRetired()
+    {
+        if (_retiredCount == 0) return;
+        var batch = _retired;
+        int count = _retiredCount;
+        var pool = _store.FreeRecords;
+        _retired = new long[RetireBatch];
+        _retiredCount = 0;
+        _store.Epoch.BumpCurrentEpoch(() => pool.Add(batch, count));
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -529,6 +608,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         }
         else _rearm = null;
         op.EntryAddress = entry;
+        op.FirstDiskAddress = diskAddress;
         op.DiskAddress = diskAddress;
         IssueRead(op);
         return Status.Pending;
@@ -660,9 +740,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     }
                 }
             }
-            // The index must still point where the search began; otherwise something newer may exist: start over.
+            // The index must still point where the search began and the chain must still leave memory at the same
+            // place (reused space can bring an entry address back); otherwise something newer may exist: start over.
             _index.TryFind(op.Hash, out var slot, out long current);
             if (current != op.EntryAddress || !slot.IsValid) return Restart(op);
+            if (_store.FindInMemory(op.Key, current, 0, out long leaves, out _) != KVStore.Search.OnDisk || leaves != op.FirstDiskAddress)
+                return Restart(op);
             return Finish(op, slot, found ? rec : null);
         }
     }
@@ -732,7 +815,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
                 }
                 byte* nrec = _log.GetPhysical(newAddress);
-                WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration);
+                WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration, live ? 0 : RecordInfo.SoleVersion);
                 if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
                 {
                     Abandon(nrec, newAddress);
@@ -786,7 +869,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         byte* nrec = _log.GetPhysical(newAddress);
         Buffer.MemoryCopy(diskRecord, nrec, size, size);
         ulong info = RecordInfo.Persistent(*(ulong*)diskRecord);
-        *(ulong*)nrec = (info & ~RecordInfo.AddressMask & ~RecordInfo.Sealed) | ((ulong)entry & RecordInfo.AddressMask);
+        // The copy sits above the original, so it is not its key's sole version.
+        *(ulong*)nrec = (info & ~RecordInfo.AddressMask & ~(RecordInfo.Sealed | RecordInfo.SoleVersion)) | ((ulong)entry & RecordInfo.AddressMask);
         if (RecordLayout.IsObject(nrec))
         {
             // The object read from disk now belongs to the copy (the reader only looked at it).
@@ -800,6 +884,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     public void Dispose()
     {
         CompletePending(wait: true, TimeSpan.FromSeconds(30));
+        FlushRetired();
         _ioSignal.Dispose();
     }
 
