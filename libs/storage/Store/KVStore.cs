@@ -85,6 +85,12 @@ public sealed unsafe class KVStore : IDisposable
     public long LiveKeyCount => Interlocked.Read(ref _liveKeys);
 
     internal void KeyCreated() => Interlocked.Increment(ref _liveKeys);
+
+    private int _activeIterators;
+    /// <summary>KeyIterators running now; while there are any, replaced records are not unlinked for reuse.</summary>
+    public int ActiveIterators => Volatile.Read(ref _activeIterators);
+    internal void IteratorStarted() => Interlocked.Increment(ref _activeIterators);
+    internal void IteratorStopped() => Interlocked.Decrement(ref _activeIterators);
     internal void KeyDeleted() => Interlocked.Decrement(ref _liveKeys);
 
     /// <summary>Memory the budget counts: the index, the log pages in memory and the object heap.</summary>

@@ -8,6 +8,11 @@
 //    has finished writing its record, so no half-written record is mistaken for the end of a page.
 //  - Memory pages are scanned under epoch protection without awaiting; disk pages are read a page at a time.
 //  - Cursor is the log address to resume from; a new iterator given (Cursor, End) continues where one stopped.
+//  - While an iterator is registered (from construction until it is done or disposed), writers do not unlink
+//    replaced records for reuse (that could hide a key's only record below End). End is fixed only after one
+//    epoch barrier following the registration, so no writer that missed the registration can be left writing.
+//    Between two iterator objects resuming one iteration, that promise does not hold: keys can then be missed
+//    only if they were replaced meanwhile by a copy at or above End.
 using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
@@ -15,18 +20,28 @@ namespace Garnet.storage.Store;
 /// <summary>A copy of a live record, as the iterator yields it (Object set, Value empty, for an object record).</summary>
 public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, object? Object = null);
 
-public sealed class KeyIterator
+public sealed class KeyIterator : IDisposable
 {
     private readonly KVStore _store;
     private readonly HybridLog _log;
     private bool _ready;
+    private int _registered;
 
     public KeyIterator(KVStore store, long startAddress = 0, long endAddress = 0)
     {
         _store = store;
         _log = store.Log;
+        store.IteratorStarted();
+        _registered = 1;
+        EpochBarrier();
         End = endAddress > 0 ? endAddress : _log.TailAddress;
         Cursor = Math.Max(startAddress, _log.BeginAddress);
+    }
+
+    /// <summary>Stops the iteration early (lets writers unlink replaced records again).</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _registered, 0) == 1) _store.IteratorStopped();
     }
 
     /// <summary>Exclusive end of the scan (the tail when the iteration began).</summary>
@@ -40,6 +55,13 @@ public sealed class KeyIterator
     private void WaitForWritersBelowEnd()
     {
         if (_ready) return;
+        EpochBarrier();
+        _ready = true;
+    }
+
+    /// <summary>Returns once every thread that was in an operation when this was called has finished it.</summary>
+    private void EpochBarrier()
+    {
         var done = new ManualResetEventSlim();
         _store.Epoch.BumpCurrentEpoch(done.Set);
         bool protectedHere = _store.Epoch.ThisThreadProtected;
@@ -49,7 +71,6 @@ public sealed class KeyIterator
             else _store.Epoch.WaitForPendingActions(TimeSpan.FromMilliseconds(10));
             done.Wait(1);
         }
-        _ready = true;
     }
 
     /// <summary>Adds up to about max live records from the cursor on; returns false when the iteration is complete.</summary>
@@ -78,6 +99,7 @@ public sealed class KeyIterator
             }
             Cursor = pageEnd;
         }
+        if (Cursor >= End) Dispose();
         return Cursor < End;
     }
 

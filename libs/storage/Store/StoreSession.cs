@@ -233,22 +233,26 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 else existed = live;
             }
 
-            if (!existed && obj is null)
+            var link = sealedOld ? LinkPastSealed(rec, address, entry, existed) : new NewLink(entry, existed ? 0 : RecordInfo.SoleVersion, false);
+            // Freed space: always for a new key; for a replacement only while no iterator runs (see KeyIterator).
+            if (obj is null && (!existed || _store.ActiveIterators == 0))
             {
-                int reusedSize = TryTakeFree(size, expiration != 0, entry, out long freeAddress);
+                int reusedSize = TryTakeFree(size, expiration != 0, link.Previous, out long freeAddress);
                 if (reusedSize > 0)
                 {
                     byte* frec = _log.GetPhysical(freeAddress);
                     RecordLayout.InitializeReused(frec, reusedSize, key, value.Length, expiration);
                     value.CopyTo(RecordLayout.Value(frec));
-                    RecordLayout.Publish(frec, entry, RecordInfo.SoleVersion);
+                    RecordLayout.Publish(frec, link.Previous, link.Flags);
                     if (HashIndex.TryUpdate(slot, tag, entry, freeAddress))
                     {
-                        _store.KeyCreated();
-                        return Status.Found | Status.CopyUpdated | Status.Created;
+                        if (sealedOld) Replaced(rec, address, link.SkipsOld);
+                        if (!existed) _store.KeyCreated();
+                        return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
                     }
                     RecordInfo.SetFlags(ref RecordLayout.Info(frec), RecordInfo.Invalid);
                     Retire(freeAddress, reusedSize, expiration != 0);
+                    if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
                     continue;
                 }
             }
@@ -268,10 +272,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 continue;
             }
             byte* nrec = _log.GetPhysical(newAddress);
-            WriteNewValue(nrec, newAddress, entry, key, value, obj, expiration, existed ? 0 : RecordInfo.SoleVersion);
+            WriteNewValue(nrec, newAddress, link.Previous, key, value, obj, expiration, link.Flags);
             if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
             {
-                if (sealedOld) ReleaseObject(rec, address);
+                if (sealedOld) Replaced(rec, address, link.SkipsOld);
                 if (!existed) _store.KeyCreated();
                 if (obj is not null) _log.EnforceBudget();
                 return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
@@ -444,12 +448,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
             Attempt outcome;
             Status status;
+            var link = sealedOld ? LinkPastSealed(rec, address, entry, existed) : new NewLink(entry, existed ? 0 : RecordInfo.SoleVersion, false);
             try
             {
                 var oldRef = copyFromOld ? MemRef(rec, address, false) : default;
                 outcome = copyFromOld
-                    ? TryCopyUpdate(key, slot, tag, entry, ref oldRef, ref input, ref output, out status)
-                    : TryInitialUpdate(key, slot, tag, entry, existed, ref input, ref output, out status);
+                    ? TryCopyUpdate(key, slot, tag, entry, link, ref oldRef, ref input, ref output, out status)
+                    : TryInitialUpdate(key, slot, tag, entry, link, existed, ref input, ref output, out status);
             }
             catch
             {
@@ -461,7 +466,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 if (sealedOld && (status & (Status.CopyUpdated | Status.Created)) == 0)
                     RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed); // nothing replaced it
-                else if (sealedOld) ReleaseObject(rec, address);
+                else if (sealedOld) Replaced(rec, address, link.SkipsOld);
                 return status | expiredFlag;
             }
             if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
@@ -471,7 +476,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private enum Attempt { Done, Conflict, NoSpace }
 
-    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, ref RecordRef old,
+    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, ref RecordRef old,
         ref TInput input, ref TOutput output, out Status status)
     {
         if (!_functions.NeedCopyUpdate(ref old, ref input, ref output, out int length, out long expiration))
@@ -479,27 +484,54 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.Found;
             return Attempt.Done;
         }
-        if (!TryAllocateNew(key, entry, length, expiration, 0, out long newAddress, out byte* nrec)) { status = 0; return Attempt.NoSpace; }
+        // Freed space only while no iterator runs (a replacement placed below an iterator's end could hide the key).
+        if (!TryPlaceNew(key, link, length, expiration, _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
+        {
+            status = 0;
+            return Attempt.NoSpace;
+        }
         var created = MemRef(nrec, newAddress, true);
         try { _functions.CopyUpdater(ref old, ref input, ref created, ref output); }
         catch
         {
-            Abandon(nrec, newAddress);
+            Unplace(nrec, newAddress, reusedSize, expiration);
             throw;
         }
+        if (reusedSize > 0) RecordLayout.Publish(nrec, link.Previous, link.Flags);
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             if (length == RecordRef.ObjectValue) _log.EnforceBudget();
             status = Status.Found | Status.CopyUpdated;
             return Attempt.Done;
         }
-        Abandon(nrec, newAddress);
+        Unplace(nrec, newAddress, reusedSize, expiration);
         status = 0;
         return Attempt.Conflict;
     }
 
-    /// <summary>Allocates and initializes a new record for an RMW (length RecordRef.ObjectValue: an object record). False: no space yet.</summary>
-    private bool TryAllocateNew(ReadOnlySpan<byte> key, long entry, int length, long expiration, ulong flags, out long newAddress, out byte* nrec)
+    /// <summary>
+    /// Finds room for an RMW's new record: freed space when allowed and available (reusedSize > 0: its header stays
+    /// invalid until Publish), else the tail (header valid at once). False: the tail has no room yet.
+    /// </summary>
+    private bool TryPlaceNew(ReadOnlySpan<byte> key, NewLink link, int length, long expiration, bool allowReuse,
+        out long newAddress, out byte* nrec, out int reusedSize)
+    {
+        reusedSize = 0;
+        if (allowReuse && length != RecordRef.ObjectValue)
+        {
+            reusedSize = TryTakeFree(RecordLayout.Size(key.Length, length, expiration != 0), expiration != 0, link.Previous, out newAddress);
+            if (reusedSize > 0)
+            {
+                nrec = _log.GetPhysical(newAddress);
+                RecordLayout.InitializeReused(nrec, reusedSize, key, length, expiration);
+                return true;
+            }
+        }
+        return TryAllocateNew(key, link.Previous, length, expiration, link.Flags, out newAddress, out nrec);
+    }
+
+    /// <summary>Allocates and initializes a new record at the tail (length RecordRef.ObjectValue: an object record). False: no space yet.</summary>
+    private bool TryAllocateNew(ReadOnlySpan<byte> key, long previous, int length, long expiration, ulong flags, out long newAddress, out byte* nrec)
     {
         bool isObject = length == RecordRef.ObjectValue;
         if (isObject && !_store.Objects.Enabled) throw new InvalidOperationException("the store has no object serializer");
@@ -507,12 +539,19 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         newAddress = _log.TryAllocate(RecordLayout.Size(key.Length, length, expiration != 0));
         if (newAddress == 0) { nrec = null; return false; }
         nrec = _log.GetPhysical(newAddress);
-        RecordLayout.Initialize(nrec, entry, key, length, expiration, (isObject ? RecordInfo.ObjectValue : 0) | flags);
+        RecordLayout.Initialize(nrec, previous, key, length, expiration, (isObject ? RecordInfo.ObjectValue : 0) | flags);
         if (isObject) InitObjectSlot(nrec, newAddress);
         return true;
     }
 
-    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, bool existed,
+    /// <summary>A placed record that will not be published: invalid, object dropped, freed space given back.</summary>
+    private void Unplace(byte* nrec, long newAddress, int reusedSize, long expiration)
+    {
+        Abandon(nrec, newAddress);
+        if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
+    }
+
+    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, bool existed,
         ref TInput input, ref TOutput output, out Status status)
     {
         if (!_functions.NeedInitialUpdate(key, ref input, ref output, out int length, out long expiration))
@@ -520,27 +559,20 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.NotFound;
             return Attempt.Done;
         }
-        long newAddress;
-        byte* nrec;
-        int reusedSize = 0;
-        if (!existed && length != RecordRef.ObjectValue)
+        // Freed space: always for a new key; for a replacement only while no iterator runs.
+        if (!TryPlaceNew(key, link, length, expiration, !existed || _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
         {
-            reusedSize = TryTakeFree(RecordLayout.Size(key.Length, length, expiration != 0), expiration != 0, entry, out newAddress);
-            nrec = reusedSize > 0 ? _log.GetPhysical(newAddress) : null;
-            if (reusedSize > 0) RecordLayout.InitializeReused(nrec, reusedSize, key, length, expiration);
+            status = 0;
+            return Attempt.NoSpace;
         }
-        else newAddress = 0;
-        if (reusedSize == 0 && !TryAllocateNew(key, entry, length, expiration, existed ? 0 : RecordInfo.SoleVersion, out newAddress, out nrec)) { status = 0; return Attempt.NoSpace; }
-        nrec = _log.GetPhysical(newAddress);
         var created = MemRef(nrec, newAddress, true);
         try { _functions.InitialUpdater(key, ref input, ref created, ref output); }
         catch
         {
-            if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
-            else Abandon(nrec, newAddress);
+            Unplace(nrec, newAddress, reusedSize, expiration);
             throw;
         }
-        if (reusedSize > 0) RecordLayout.Publish(nrec, entry, RecordInfo.SoleVersion);
+        if (reusedSize > 0) RecordLayout.Publish(nrec, link.Previous, link.Flags);
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
             if (!existed) _store.KeyCreated();
@@ -548,8 +580,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             status = Status.Created;
             return Attempt.Done;
         }
-        Abandon(nrec, newAddress);
-        if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
+        Unplace(nrec, newAddress, reusedSize, expiration);
         status = 0;
         return Attempt.Conflict;
     }
@@ -557,6 +588,31 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
     // Space reuse
     // ------------------------------------------------------------------------------------------------------
+
+    /// <summary>Where a new record links into its chain, and whether it is its key's sole version.</summary>
+    private readonly record struct NewLink(long Previous, ulong Flags, bool SkipsOld);
+
+    /// <summary>
+    /// The new record that replaces a sealed one. When the sealed record heads its chain and no iterator is running,
+    /// the new record links past it, so that once published the old one is unreachable and its space can be reused.
+    /// (With an iterator running, the old record stays: the iterator may still need it to see the key.)
+    /// </summary>
+    private NewLink LinkPastSealed(byte* old, long oldAddress, long entry, bool existed)
+    {
+        ulong word = Volatile.Read(ref RecordLayout.Info(old));
+        if (entry != oldAddress || _store.ActiveIterators != 0) return new NewLink(entry, existed ? 0 : RecordInfo.SoleVersion, false);
+        bool sole = !existed || (word & RecordInfo.SoleVersion) != 0;
+        return new NewLink(RecordInfo.PreviousAddress(word), sole ? RecordInfo.SoleVersion : 0, true);
+    }
+
+    /// <summary>A sealed record's replacement was published: drop its object, and reuse its space when it was unlinked.</summary>
+    private void Replaced(byte* old, long oldAddress, bool unlinked)
+    {
+        ReleaseObject(old, oldAddress);
+        if (!unlinked) return;
+        RecordInfo.SetFlags(ref RecordLayout.Info(old), RecordInfo.Invalid);
+        if (!RecordLayout.IsObject(old)) Retire(oldAddress, RecordLayout.TotalSize(old), RecordLayout.HasExpiration(old));
+    }
 
     /// <summary>A free record for a new key's record of this size, above the chain's head; 0 when there is none.</summary>
     private int TryTakeFree(int size, bool hasExpiration, long chainHead, out long address) =>
@@ -845,8 +901,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     Attempt outcome;
                     Status status;
                     var oldRef = new RecordRef(diskRecord, op.Object);
-                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, ref oldRef, ref op.Input, ref op.Output, out status);
-                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, live, ref op.Input, ref op.Output, out status);
+                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, new NewLink(entry, 0, false), ref oldRef, ref op.Input, ref op.Output, out status);
+                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, new NewLink(entry, live ? 0 : RecordInfo.SoleVersion, false), live, ref op.Input, ref op.Output, out status);
                     if (outcome == Attempt.Done)
                     {
                         Report(op, status | (expired ? Status.Expired : 0));
