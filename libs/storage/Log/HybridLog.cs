@@ -318,6 +318,25 @@ public sealed unsafe class HybridLog : IDisposable
         if (TailPageIsHeavy?.Invoke(tailPage) == true) CloseTailPage(tailPage);
     }
 
+    /// <summary>
+    /// For a snapshot (writes paused): ends the tail page unless the tail is at a page start, and returns the address
+    /// where the next record will go, a page boundary.
+    /// </summary>
+    public long CloseTailPageForSnapshot()
+    {
+        long po = Volatile.Read(ref _tailPageOffset);
+        long page = po >> 32, offset = po & 0xFFFFFFFF;
+        if (offset == 0 || (page == 0 && offset == FirstValidAddress)) return PageStart(page) + offset;
+        if (offset < PageSize) Interlocked.CompareExchange(ref _tailPageOffset, (page << 32) | (uint)PageSize, po);
+        return PageStart(page + 1);
+    }
+
+    /// <summary>Completes once everything below address is on the device.</summary>
+    public Task WaitUntilFlushedAsync(long address, CancellationToken cancellation = default) =>
+        _device.Persistent ? LogIo.WaitUntilFlushed(this, _epoch, address, cancellation) : Task.CompletedTask;
+
+    internal Exception? FlushError => _flushError;
+
     /// <summary>Says whether the objects of a page are worth closing it early for (set by the store).</summary>
     public Func<long, bool>? TailPageIsHeavy { get; set; }
 
@@ -402,6 +421,16 @@ internal static class LogIo
         }
         catch (Exception ex) { error = ex; }
         done(error);
+    }
+
+    public static async Task WaitUntilFlushed(HybridLog log, EpochProtection epoch, long address, CancellationToken cancellation)
+    {
+        while (log.FlushedUntilAddress < address)
+        {
+            if (log.FlushError is { } error) throw new IOException("the log device failed", error);
+            epoch.WaitForPendingActions(TimeSpan.Zero);
+            await Task.Delay(1, cancellation).ConfigureAwait(false);
+        }
     }
 
     public static async ValueTask<byte[]> Read(IStorageDevice device, long address, int length)

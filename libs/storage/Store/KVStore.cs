@@ -86,6 +86,63 @@ public sealed unsafe class KVStore : IDisposable
 
     internal void KeyCreated() => Interlocked.Increment(ref _liveKeys);
 
+    // ------------------------------------------------------------------------------------------------------
+    // Snapshot points (checkpoint support)
+    // ------------------------------------------------------------------------------------------------------
+
+    private int _writesPaused;
+    private long _version;
+    private readonly SemaphoreSlim _snapshotLock = new(1, 1);
+
+    /// <summary>Snapshots taken so far; records below the last SnapshotPoint.Address belong to versions up to this one.</summary>
+    public long Version => Interlocked.Read(ref _version);
+
+    internal bool WritesPaused => Volatile.Read(ref _writesPaused) != 0;
+
+    /// <summary>Called by writers at the top of each attempt (holding no log pointer): waits out a snapshot's pause.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void WaitWhileWritesPaused()
+    {
+        if (Volatile.Read(ref _writesPaused) == 0) return;
+        var spin = new SpinWait();
+        while (Volatile.Read(ref _writesPaused) != 0)
+        {
+            Epoch.Refresh(); // lets the snapshot's epoch barrier pass
+            spin.SpinOnce(-1);
+        }
+    }
+
+    /// <summary>
+    /// Takes a consistent point-in-time cut of the store while writes go on: writes pause for one epoch barrier (every
+    /// write op that started before the pause finishes, none starts), the tail page is closed and the read-only mark moved
+    /// to the end of it, then writes resume. Every record below the returned address is then immutable, and together
+    /// they are exactly the store's state at the pause (no later write lands below it: updates of those records copy
+    /// to the tail, and freed space is reused only in the mutable region). Completes when that prefix is on the device.
+    /// </summary>
+    public Task<SnapshotPoint> TakeSnapshotPointAsync(CancellationToken cancellation = default) =>
+        StoreIo.TakeSnapshotPoint(this, cancellation);
+
+    internal SemaphoreSlim SnapshotLock => _snapshotLock;
+    internal void PauseWrites() => Interlocked.Exchange(ref _writesPaused, 1);
+    internal void ResumeWrites() => Volatile.Write(ref _writesPaused, 0);
+
+    /// <summary>With writes paused and drained: closes the tail page, makes everything below read-only, names the cut.</summary>
+    internal SnapshotPoint CutWhilePaused()
+    {
+        long boundary = Log.CloseTailPageForSnapshot();
+        Log.ShiftReadOnly(boundary);
+        return new SnapshotPoint(Interlocked.Increment(ref _version), boundary, Log.BeginAddress, LiveKeyCount,
+            ObjectLog?.TailAddress ?? 0, DateTimeOffset.UtcNow);
+    }
+
+    /// <summary>Completes once every thread that was inside an operation when it was called has left it.</summary>
+    internal Task EpochBarrierAsync()
+    {
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        Epoch.BumpCurrentEpoch(() => done.TrySetResult());
+        return StoreIo.WaitForBarrier(Epoch, done.Task);
+    }
+
     private int _activeIterators;
     /// <summary>KeyIterators running now; while there are any, replaced records are not unlinked for reuse.</summary>
     public int ActiveIterators => Volatile.Read(ref _activeIterators);
@@ -284,6 +341,35 @@ internal static class StoreIo
         var buffer = new byte[length];
         if (!await log.ReadAsync(address, buffer).ConfigureAwait(false)) throw new IOException($"object log holds no {length} bytes at {address}");
         return store.Objects.Serializer.Deserialize(buffer);
+    }
+
+    public static async Task<SnapshotPoint> TakeSnapshotPoint(KVStore store, CancellationToken cancellation)
+    {
+        await store.SnapshotLock.WaitAsync(cancellation).ConfigureAwait(false);
+        try
+        {
+            SnapshotPoint point;
+            store.PauseWrites();
+            try
+            {
+                await store.EpochBarrierAsync().ConfigureAwait(false);
+                point = store.CutWhilePaused();
+            }
+            finally { store.ResumeWrites(); }
+            await store.Log.WaitUntilFlushedAsync(point.Address, cancellation).ConfigureAwait(false);
+            return point;
+        }
+        finally { store.SnapshotLock.Release(); }
+    }
+
+    public static async Task WaitForBarrier(EpochProtection epoch, Task done)
+    {
+        // Threads in operations run the action when they leave; if none is left to do it, nudge the drain.
+        while (!done.IsCompleted)
+        {
+            epoch.WaitForPendingActions(TimeSpan.Zero);
+            await Task.WhenAny(done, Task.Delay(1)).ConfigureAwait(false);
+        }
     }
 
     public static async Task CompleteAsync(Func<bool> tryComplete, SemaphoreSlim signal)

@@ -187,6 +187,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var waits = new AllocationWait();
         while (true)
         {
+            _store.WaitWhileWritesPaused();
             var slot = _index.FindOrCreate(hash, out long entry);
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.OnDisk)
@@ -317,6 +318,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var waits = new AllocationWait();
         while (true)
         {
+            _store.WaitWhileWritesPaused();
             if (!_index.TryFind(hash, out var slot, out long entry)) return Status.NotFound;
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.NotFound) return Status.NotFound;
@@ -384,6 +386,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var waits = new AllocationWait();
         while (true)
         {
+            _store.WaitWhileWritesPaused();
             var slot = _index.FindOrCreate(hash, out long entry);
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.OnDisk)
@@ -802,6 +805,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (current != op.EntryAddress || !slot.IsValid) return Restart(op);
             if (_store.FindInMemory(op.Key, current, 0, out long leaves, out _) != KVStore.Search.OnDisk || leaves != op.FirstDiskAddress)
                 return Restart(op);
+            if (op.Kind != OpKind.Read && _store.WritesPaused) return Restart(op); // the restart waits for the snapshot
             return Finish(op, slot, found ? rec : null);
         }
     }
