@@ -15,7 +15,7 @@ internal static class ObjectFlush
         var placed = ObjectFlushScan.Serialize(store, page, writer);
         if (placed.Count == 0) return;
         var objectLog = store.ObjectLog!;
-        long at = objectLog.Allocate(writer.WrittenCount);
+        long at = store.AllocateObjectLog(page, writer.WrittenCount);
         ObjectFlushScan.Locate(store, placed, at);
         await objectLog.WriteAsync(at, writer.WrittenMemory).ConfigureAwait(false);
     }

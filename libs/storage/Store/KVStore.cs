@@ -143,6 +143,48 @@ public sealed unsafe class KVStore : IDisposable
         return StoreIo.WaitForBarrier(Epoch, done.Task);
     }
 
+    // ------------------------------------------------------------------------------------------------------
+    // Disk housekeeping
+    // ------------------------------------------------------------------------------------------------------
+
+    /// <summary>
+    /// Deletes the oldest segment files while they hold no live record (see SegmentReclaimer). Returns the bytes of log
+    /// address space dropped. Safe while operations run.
+    /// </summary>
+    public Task<long> ReclaimDeadSegmentsAsync(CancellationToken cancellation = default) => SegmentReclaimer.ReclaimAsync(this, cancellation);
+
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<long, long> _objectLogStartOfPage = new();
+
+    /// <summary>Moves BeginAddress (records below become unreachable, whole segments are deleted), and the object log with it.</summary>
+    internal void DropLogBelow(long address)
+    {
+        Log.ShiftBeginAddress(address);
+        if (ObjectLog is null) return;
+        long firstKeptPage = Log.PageOf(address);
+        long keepFrom;
+        lock (_objectLogStartOfPage)
+        {
+            keepFrom = ObjectLog.TailAddress;
+            foreach (var (page, start) in _objectLogStartOfPage)
+            {
+                if (page < firstKeptPage) _objectLogStartOfPage.TryRemove(page, out _);
+                else keepFrom = Math.Min(keepFrom, start);
+            }
+        }
+        ObjectLog.TruncateBelow(keepFrom);
+    }
+
+    /// <summary>Reserves object log space for a page being flushed and remembers where that page's objects start.</summary>
+    internal long AllocateObjectLog(long page, long length)
+    {
+        lock (_objectLogStartOfPage)
+        {
+            long at = ObjectLog!.Allocate(length);
+            _objectLogStartOfPage[page] = at;
+            return at;
+        }
+    }
+
     private int _activeIterators;
     /// <summary>KeyIterators running now; while there are any, replaced records are not unlinked for reuse.</summary>
     public int ActiveIterators => Volatile.Read(ref _activeIterators);

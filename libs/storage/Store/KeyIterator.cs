@@ -103,18 +103,21 @@ public sealed class KeyIterator : IDisposable
         return Cursor < End;
     }
 
-    /// <summary>True when no other record of the same key lies in (address, End) (walking the chain from the index).</summary>
-    private async ValueTask<bool> IsNewestBelowEndAsync(byte[] record, long address)
+    private ValueTask<bool> IsNewestBelowEndAsync(byte[] record, long address) => IsNewestBelowAsync(_store, record, address, End);
+
+    /// <summary>True when no other record of the same key lies in (address, end) (walking the chain from the index).</summary>
+    internal static async ValueTask<bool> IsNewestBelowAsync(KVStore store, byte[] record, long address, long end)
     {
         byte[] key = IteratorScan.KeyOf(record);
-        long next = IteratorScan.WalkInMemory(_store, key, Util.KeyHash.Hash(key), address, End, out bool resolved, out bool newest);
+        long next = IteratorScan.WalkInMemory(store, key, Util.KeyHash.Hash(key), address, end, out bool resolved, out bool newest);
         while (!resolved)
         {
             // The chain continues on disk above our record: read records until we meet the key or reach our record.
-            var bytes = await StoreIo.ReadRecordAsync(_log, next).ConfigureAwait(false);
+            if (next < store.Log.BeginAddress) return true;
+            var bytes = await StoreIo.ReadRecordAsync(store.Log, next).ConfigureAwait(false);
             var (valid, matches, previous) = IteratorScan.Inspect(bytes, key);
             if (!valid) return true;
-            if (matches && next < End) return false;
+            if (matches && next < end) return false;
             next = previous;
             if (next <= address) return true;
         }
@@ -182,6 +185,11 @@ internal static unsafe class IteratorScan
                 offset += size;
             }
         }
+    }
+
+    public static bool IsTombstone(byte[] record)
+    {
+        fixed (byte* r = record) return (RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Tombstone) != 0;
     }
 
     public static byte[] KeyOf(byte[] record)

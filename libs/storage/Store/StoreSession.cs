@@ -766,7 +766,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// <summary>Handles a finished read. False when the operation went back to the disk (it stays first in line).</summary>
     private bool Continue(PendingOp op)
     {
-        if (op.Error is not null) throw new IOException("reading a record from the log device failed", op.Error);
+        if (op.Error is not null)
+        {
+            // A read below BeginAddress raced with the deletion of its segment: the chain ends there.
+            if (op.DiskAddress < _log.BeginAddress) { op.Error = null; ReleaseRecord(op); op.Object = null; op.ObjectLoaded = false; }
+            else throw new IOException("reading a record from the log device failed", op.Error);
+        }
         byte[] bytes = op.Record ?? [];
         bool found = false;
         fixed (byte* rec = bytes)

@@ -1,0 +1,51 @@
+// SegmentReclaimer: deletes the oldest on-disk segments when they hold no live record.
+// A record is live when it is the newest record of its key and not a tombstone (expired records count as live, as
+// LiveKeyCount counts them). Only a prefix of the log can go (chains below BeginAddress are cut), so the reclaimer
+// walks segments from BeginAddress up and stops at the first one that still holds a live record, or that is not yet
+// wholly on disk (below HeadAddress). Dropping superseded records and tombstones changes no key's value: every older
+// record a dropped tombstone hid lies below it, so it is dropped too. Moving live records forward is compaction
+// (not done here).
+using Garnet.storage.Log;
+
+namespace Garnet.storage.Store;
+
+internal static class SegmentReclaimer
+{
+    public static async Task<long> ReclaimAsync(KVStore store, CancellationToken cancellation)
+    {
+        var log = store.Log;
+        if (!store.Device.Persistent) return 0;
+        int segmentBits = store.Settings.SegmentBits;
+        long begin = log.BeginAddress, newBegin = begin;
+        while (!cancellation.IsCancellationRequested)
+        {
+            long segmentEnd = ((newBegin >> segmentBits) + 1) << segmentBits;
+            if (segmentEnd > log.HeadAddress) break;
+            if (await HoldsLiveRecordAsync(store, newBegin, segmentEnd).ConfigureAwait(false)) break;
+            newBegin = segmentEnd;
+        }
+        if (newBegin <= begin) return 0;
+        store.DropLogBelow(newBegin);
+        return newBegin - begin;
+    }
+
+    private static async Task<bool> HoldsLiveRecordAsync(KVStore store, long from, long to)
+    {
+        var log = store.Log;
+        var candidates = new List<(long, byte[], object?)>();
+        for (long page = log.PageOf(from); log.PageStart(page) < to; page++)
+        {
+            long start = Math.Max(log.PageStart(page), from);
+            long end = Math.Min(log.PageStart(page + 1), to);
+            var bytes = await log.ReadFromDeviceAsync(start, (int)(end - start)).ConfigureAwait(false);
+            candidates.Clear();
+            IteratorScan.ScanBuffer(bytes, start, candidates);
+            foreach (var (address, record, _) in candidates)
+            {
+                if (IteratorScan.IsTombstone(record)) continue;
+                if (await KeyIterator.IsNewestBelowAsync(store, record, address, long.MaxValue).ConfigureAwait(false)) return true;
+            }
+        }
+        return false;
+    }
+}
