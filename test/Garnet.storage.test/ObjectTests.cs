@@ -277,7 +277,8 @@ public class ObjectTests
         Assert.That(all, Has.Count.EqualTo(keys));
         foreach (var r in all)
         {
-            var list = (TestList)r.Object!;
+            Assert.That(r.IsObject, Is.True);
+            var list = (TestList)serializer.Deserialize(r.Value);
             Assert.That(list.Items, Is.EqualTo(new[] { "v" + Encoding.ASCII.GetString(r.Key)[3..] }));
         }
     }

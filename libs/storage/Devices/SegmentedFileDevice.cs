@@ -2,8 +2,10 @@
 // Invariants:
 //  - Segment size is a multiple of the page size, so a page (and a record) never spans two files.
 //  - Files are opened lazily and kept open; a truncated segment's file is closed and deleted.
-//  - I/O uses RandomAccess on async handles: no thread blocks on the disk.
-// Not yet: O_DIRECT (unbuffered) I/O; the OS page cache is used.
+//  - I/O uses RandomAccess: no caller thread blocks on the disk.
+//  - Unbuffered (O_DIRECT) where the OS and file system allow it: writes must then be whole sectors from
+//    sector-aligned memory (the log writes whole pages from aligned frames); reads of any range go through an
+//    aligned bounce buffer. Where O_DIRECT is refused the segment is opened buffered (IsUnbuffered says which).
 using System.Collections.Concurrent;
 using Microsoft.Win32.SafeHandles;
 
@@ -14,12 +16,18 @@ public sealed class SegmentedFileDevice : IStorageDevice
     private readonly string _directory;
     private readonly string _name;
     private readonly int _segmentBits;
-    private readonly ConcurrentDictionary<long, SafeFileHandle> _segments = new();
+    private readonly ConcurrentDictionary<long, Segment> _segments = new();
+    private bool _unbuffered;
+
+    private sealed record Segment(SafeFileHandle Handle, bool Direct);
+
+    public const int DirectAlignment = 4096;
     private readonly object _openLock = new();
     private long _truncatedBelowSegment;
 
-    public SegmentedFileDevice(string directory, string name = "log", int segmentBits = 30)
+    public SegmentedFileDevice(string directory, string name = "log", int segmentBits = 30, bool unbuffered = false)
     {
+        _unbuffered = unbuffered;
         if (segmentBits < 12 || segmentBits > 40) throw new ArgumentOutOfRangeException(nameof(segmentBits));
         _directory = directory;
         _name = name;
@@ -28,19 +36,26 @@ public sealed class SegmentedFileDevice : IStorageDevice
     }
 
     public bool Persistent => true;
-    public int SectorSize => 4096;
+    public int SectorSize => DirectAlignment;
+
+    /// <summary>True while segments are opened unbuffered (false when asked not to, or when the OS refused it).</summary>
+    public bool IsUnbuffered => Volatile.Read(ref _unbuffered);
     public long SegmentSize => 1L << _segmentBits;
     public int SegmentBits => _segmentBits;
 
     private string PathOf(long segment) => Path.Combine(_directory, $"{_name}.{segment}");
 
-    private SafeFileHandle Handle(long segment)
+    private Segment Handle(long segment)
     {
         if (_segments.TryGetValue(segment, out var h)) return h;
         lock (_openLock)
         {
             if (_segments.TryGetValue(segment, out h)) return h;
-            h = File.OpenHandle(PathOf(segment), FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete, FileOptions.Asynchronous);
+            SafeFileHandle? direct = _unbuffered ? DirectFile.TryOpen(PathOf(segment)) : null;
+            if (_unbuffered && direct is null) Volatile.Write(ref _unbuffered, false); // refused here: buffered from now on
+            h = direct is not null
+                ? new Segment(direct, true)
+                : new Segment(File.OpenHandle(PathOf(segment), FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete, FileOptions.Asynchronous), false);
             _segments[segment] = h;
             return h;
         }
@@ -51,7 +66,10 @@ public sealed class SegmentedFileDevice : IStorageDevice
         long segment = address >> _segmentBits;
         long offset = address & (SegmentSize - 1);
         if (offset + data.Length > SegmentSize) throw new ArgumentException("write spans a segment boundary");
-        await RandomAccess.WriteAsync(Handle(segment), data, offset).ConfigureAwait(false);
+        var h = Handle(segment);
+        if (h.Direct && !DirectIo.IsAligned(data, offset))
+            throw new ArgumentException($"unbuffered write of {data.Length} bytes at {offset} is not sector-aligned");
+        await RandomAccess.WriteAsync(h.Handle, data, offset).ConfigureAwait(false);
     }
 
     public async ValueTask<int> ReadAsync(long address, Memory<byte> buffer)
@@ -61,7 +79,17 @@ public sealed class SegmentedFileDevice : IStorageDevice
         long offset = address & (SegmentSize - 1);
         int length = (int)Math.Min(buffer.Length, SegmentSize - offset);
         if (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))) return 0;
-        return await RandomAccess.ReadAsync(Handle(segment), buffer.Slice(0, length), offset).ConfigureAwait(false);
+        var h = Handle(segment);
+        if (!h.Direct) return await RandomAccess.ReadAsync(h.Handle, buffer.Slice(0, length), offset).ConfigureAwait(false);
+        // Unbuffered: read the enclosing aligned range into aligned memory, then copy the part asked for.
+        long start = offset & ~(long)(DirectAlignment - 1);
+        int span = (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start);
+        using var bounce = new NativeBuffer(span, DirectAlignment);
+        int n = await RandomAccess.ReadAsync(h.Handle, bounce.Memory, start).ConfigureAwait(false);
+        int skip = (int)(offset - start);
+        int got = Math.Clamp(n - skip, 0, length);
+        bounce.Memory.Span.Slice(skip, got).CopyTo(buffer.Span);
+        return got;
     }
 
     public void TruncateBelow(long address)
@@ -76,7 +104,7 @@ public sealed class SegmentedFileDevice : IStorageDevice
         }
         for (long s = from; s < below; s++)
         {
-            if (_segments.TryRemove(s, out var h)) h.Dispose();
+            if (_segments.TryRemove(s, out var h)) h.Handle.Dispose();
             try { File.Delete(PathOf(s)); } catch (IOException) { }
         }
     }
@@ -94,7 +122,19 @@ public sealed class SegmentedFileDevice : IStorageDevice
 
     public void Dispose()
     {
-        foreach (var h in _segments.Values) h.Dispose();
+        foreach (var h in _segments.Values) h.Handle.Dispose();
         _segments.Clear();
+    }
+}
+
+internal static unsafe class DirectIo
+{
+    /// <summary>True when the buffer's address, its length and the file offset are all sector multiples.</summary>
+    public static bool IsAligned(ReadOnlyMemory<byte> data, long offset)
+    {
+        const int a = SegmentedFileDevice.DirectAlignment;
+        if (data.Length % a != 0 || offset % a != 0) return false;
+        using var pin = data.Pin();
+        return (nint)pin.Pointer % a == 0;
     }
 }

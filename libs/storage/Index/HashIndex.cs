@@ -109,6 +109,18 @@ public sealed unsafe class HashIndex : IDisposable
     public long BucketCount => _current.Size;
     public long OverflowBucketCount => Interlocked.Read(ref _overflowInUse);
     public bool IsGrowing => Volatile.Read(ref _growing) != 0;
+
+    private long _unlinkFloor;
+
+    /// <summary>Gives the log's tail, so that a finished growth can tell which records were there before it.</summary>
+    public Func<long>? TailAddress { get; set; }
+
+    /// <summary>
+    /// Records below this address may sit inside the chain of both halves of a split bucket, so no chain may unlink
+    /// them (it would cut the other half's chain). Records created after the last growth finished are referenced only
+    /// by their own chain. long.MaxValue while a growth runs.
+    /// </summary>
+    public long UnlinkFloor => Volatile.Read(ref _growing) != 0 ? long.MaxValue : Volatile.Read(ref _unlinkFloor);
     /// <summary>How many times the index has doubled.</summary>
     public int Generation { get; private set; }
 
@@ -457,6 +469,7 @@ public sealed unsafe class HashIndex : IDisposable
         _current = next;
         _growth = null;
         Generation++;
+        Volatile.Write(ref _unlinkFloor, TailAddress?.Invoke() ?? long.MaxValue); // before growing = 0 (read in that order)
         Volatile.Write(ref _growing, 0);
         // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
         _epoch!.BumpCurrentEpoch(() =>

@@ -28,6 +28,7 @@ internal static unsafe class ObjectFlushScan
     {
         var log = store.Log;
         var placed = new List<(long, int, int)>();
+        var scratch = new ArrayBufferWriter<byte>();
         long address = Math.Max(log.PageStart(page), HybridLog.FirstValidAddress);
         long end = log.PageStart(page + 1);
         int frame = log.FrameOf(log.PageStart(page));
@@ -43,9 +44,20 @@ internal static unsafe class ObjectFlushScan
                 if (value is null) RecordLayout.SetObjectDiskLocation(r, 0, -1);
                 else
                 {
+                    // Into a scratch buffer first: a serializer that throws loses only its own object (the record then
+                    // reads back as "flushed without its object"), not the page's flush and with it the whole log.
+                    scratch.ResetWrittenCount();
+                    try { store.Objects.Serializer.Serialize(value, scratch); }
+                    catch
+                    {
+                        store.Objects.NoteSerializeFailure();
+                        RecordLayout.SetObjectDiskLocation(r, 0, -1);
+                        address += size;
+                        continue;
+                    }
                     int start = writer.WrittenCount;
-                    store.Objects.Serializer.Serialize(value, writer);
-                    placed.Add((address, start, writer.WrittenCount - start));
+                    writer.Write(scratch.WrittenSpan);
+                    placed.Add((address, start, scratch.WrittenCount));
                 }
             }
             address += size;

@@ -45,6 +45,11 @@ public sealed class ObjectHeap
     public long TotalBytes => Interlocked.Read(ref _totalBytes);
     public long ObjectCount => Interlocked.Read(ref _liveObjects);
 
+    private long _serializeFailures;
+    /// <summary>Objects whose serializer threw when their page was flushed (their records read back as errors).</summary>
+    public long SerializeFailures => Interlocked.Read(ref _serializeFailures);
+    internal void NoteSerializeFailure() => Interlocked.Increment(ref _serializeFailures);
+
     /// <summary>Bytes of the objects on the page held in frame.</summary>
     public long FrameBytes(int frame) => Interlocked.Read(ref _frameBytes[frame]);
 

@@ -22,8 +22,9 @@ public interface IStoreFunctions<TInput, TOutput>
 
     /// <summary>
     /// RMW that must copy (record read-only, on disk, or NeedCopy): return false to change nothing. Else the new value's
-    /// length (or RecordRef.ObjectValue) and expiration. An object copy must be a new object when the old one can still
-    /// be read (it is immutable from now on).
+    /// length (or RecordRef.ObjectValue) and expiration. For objects, CopyUpdater must build a new object and leave the
+    /// old one untouched: the old record may stay readable (it is unsealed again if the copy loses a race, iterators may
+    /// still yield it) and its page may be serializing it on another thread.
     /// </summary>
     bool NeedCopyUpdate(ref RecordRef oldRecord, ref TInput input, ref TOutput output, out int valueLength, out long expiration);
 

@@ -38,6 +38,8 @@ public sealed class KVStoreSettings
     public double MutableFraction { get; set; } = 0.9;
     /// <summary>Pure cache mode: evicted records are gone (no disk tier).</summary>
     public bool NullDevice { get; set; }
+    /// <summary>Log segments bypass the OS page cache (O_DIRECT) where the OS allows it (pages of 4 KB or more).</summary>
+    public bool UnbufferedIo { get; set; } = true;
     /// <summary>Second chance: a record read from disk is copied to the tail so it stays hot.</summary>
     public bool CopyReadsFromDiskToTail { get; set; } = true;
     /// <summary>Current time in Unix ms, for expiration (replaceable in tests).</summary>
@@ -54,10 +56,12 @@ public sealed unsafe class KVStore : IDisposable
         if (settings.SegmentBits < settings.PageBits) throw new ArgumentException("SegmentBits must be at least PageBits");
         Settings = settings;
         Epoch = new EpochProtection();
-        Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits);
+        // Unbuffered I/O needs whole aligned sectors: pages of at least 4 KB.
+        bool unbuffered = settings.UnbufferedIo && (1 << settings.PageBits) >= SegmentedFileDevice.DirectAlignment;
+        Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits, unbuffered);
         int pages = (int)Math.Max(2, settings.MemoryBytes >> settings.PageBits);
         Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
-        Index = new HashIndex(settings.IndexBuckets, Epoch, TraceRecord, () => Log.BeginAddress);
+        Index = new HashIndex(settings.IndexBuckets, Epoch, TraceRecord, () => Log.BeginAddress) { TailAddress = () => Log.TailAddress };
         Objects = new ObjectHeap(Log.BufferPages, Log.PageSize, settings.ObjectSerializer);
         if (Objects.Enabled && Device.Persistent) ObjectLog = new ObjectLog(settings.Directory, settings.SegmentBits);
         Log.MemoryBudget = settings.MemoryBytes;
@@ -377,12 +381,12 @@ internal static class StoreIo
         done(value, error);
     }
 
-    public static async ValueTask<object?> LoadObjectAsync(KVStore store, long address, int length)
+    public static async ValueTask<byte[]> LoadObjectBytesAsync(KVStore store, long address, int length)
     {
         var log = store.ObjectLog ?? throw new IOException("an object record was read from disk but the store has no object log");
         var buffer = new byte[length];
         if (!await log.ReadAsync(address, buffer).ConfigureAwait(false)) throw new IOException($"object log holds no {length} bytes at {address}");
-        return store.Objects.Serializer.Deserialize(buffer);
+        return buffer;
     }
 
     public static async Task<SnapshotPoint> TakeSnapshotPoint(KVStore store, CancellationToken cancellation)

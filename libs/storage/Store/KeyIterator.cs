@@ -17,8 +17,11 @@ using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
 
-/// <summary>A copy of a live record, as the iterator yields it (Object set, Value empty, for an object record).</summary>
-public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, object? Object = null);
+/// <summary>
+/// A copy of a live record, as the iterator yields it. For an object record (IsObject), Value holds the object as the
+/// store's serializer wrote it (a snapshot: the live object may change on).
+/// </summary>
+public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, bool IsObject = false);
 
 public sealed class KeyIterator : IDisposable
 {
@@ -26,6 +29,8 @@ public sealed class KeyIterator : IDisposable
     private readonly HybridLog _log;
     private bool _ready;
     private int _registered;
+
+    ~KeyIterator() => Dispose(); // an abandoned iterator must not keep writers from unlinking for ever
 
     public KeyIterator(KVStore store, long startAddress = 0, long endAddress = 0)
     {
@@ -42,6 +47,7 @@ public sealed class KeyIterator : IDisposable
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _registered, 0) == 1) _store.IteratorStopped();
+        GC.SuppressFinalize(this);
     }
 
     /// <summary>Exclusive end of the scan (the tail when the iteration began).</summary>
@@ -82,7 +88,7 @@ public sealed class KeyIterator : IDisposable
         {
             long page = _log.PageOf(Cursor);
             long pageEnd = Math.Min(_log.PageStart(page + 1), End);
-            var candidates = new List<(long address, byte[] record, object? obj)>();
+            var candidates = new List<(long address, byte[] record, byte[]? obj)>();
             if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates))
             {
                 // The page is on disk: read what is left of it in one I/O and scan the copy.
@@ -94,7 +100,7 @@ public sealed class KeyIterator : IDisposable
                 if (!await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) continue;
                 var value = obj;
                 if (value is null && IteratorScan.ObjectOnDisk(record, out long objectAddress, out int objectLength))
-                    value = await StoreIo.LoadObjectAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
+                    value = await StoreIo.LoadObjectBytesAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
                 IteratorScan.AddIfLive(_store, record, address, value, batch);
             }
             Cursor = pageEnd;
@@ -113,13 +119,13 @@ public sealed class KeyIterator : IDisposable
         while (!resolved)
         {
             // The chain continues on disk above our record: read records until we meet the key or reach our record.
-            if (next < store.Log.BeginAddress) return true;
+            if (next < store.Log.BeginAddress) return false;
             var bytes = await StoreIo.ReadRecordAsync(store.Log, next).ConfigureAwait(false);
             var (valid, matches, previous) = IteratorScan.Inspect(bytes, key);
-            if (!valid) return true;
+            if (!valid) return false;
             if (matches && next < end) return false;
             next = previous;
-            if (next <= address) return true;
+            if (next <= address) return next == address; // passed by: not in its chain
         }
         return newest;
     }
@@ -129,7 +135,7 @@ public sealed class KeyIterator : IDisposable
 internal static unsafe class IteratorScan
 {
     /// <summary>Copies the valid records of [from, to) if that range is in memory; false when it is on disk.</summary>
-    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[], object?)> into)
+    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[], byte[]?)> into)
     {
         var log = store.Log;
         store.Epoch.Acquire();
@@ -152,11 +158,17 @@ internal static unsafe class IteratorScan
                     {
                         bool locked = mayChange && RecordInfo.TryLockShared(ref info);
                         byte[] copy;
-                        object? obj = null;
+                        byte[]? obj = null;
                         try
                         {
                             copy = new ReadOnlySpan<byte>(r, size).ToArray();
-                            if (RecordLayout.IsObject(r)) obj = store.Objects.Get(log.FrameOf(address), RecordLayout.ObjectSlot(r));
+                            // Serialized under the lock (or immutable): the object cannot change meanwhile.
+                            if (RecordLayout.IsObject(r) && store.Objects.Get(log.FrameOf(address), RecordLayout.ObjectSlot(r)) is { } o)
+                            {
+                                var w = new System.Buffers.ArrayBufferWriter<byte>();
+                                store.Objects.Serializer.Serialize(o, w);
+                                obj = w.WrittenSpan.ToArray();
+                            }
                         }
                         finally { if (locked) RecordInfo.UnlockShared(ref info); }
                         if (locked || !mayChange || (Volatile.Read(ref info) & RecordInfo.Sealed) != 0) { into.Add((address, copy, obj)); break; }
@@ -169,7 +181,7 @@ internal static unsafe class IteratorScan
         finally { store.Epoch.Release(); }
     }
 
-    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[], object?)> into)
+    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[], byte[]?)> into)
     {
         fixed (byte* start = bytes)
         {
@@ -211,8 +223,8 @@ internal static unsafe class IteratorScan
     }
 
     /// <summary>
-    /// Walks key's chain in memory from the index entry down to target. newest=false when a record of the key
-    /// lies in (target, end). resolved=false: the walk must continue on disk at the returned address.
+    /// Walks key's chain in memory from the index entry down to target. newest=true when the walk reaches target with
+    /// no record of the key in (target, end). resolved=false: the walk must continue on disk at the returned address.
     /// </summary>
     public static long WalkInMemory(KVStore store, byte[] key, ulong hash, long target, long end, out bool resolved, out bool newest)
     {
@@ -221,7 +233,7 @@ internal static unsafe class IteratorScan
         try
         {
             resolved = true;
-            newest = true;
+            newest = false;
             if (!store.Index.TryFind(hash, out _, out long a)) return 0;
             long head = log.HeadAddress;
             while (a > target)
@@ -236,12 +248,13 @@ internal static unsafe class IteratorScan
                 }
                 a = RecordInfo.PreviousAddress(info);
             }
+            newest = a == target; // passing it by means the record is not in its chain (never published, or unlinked)
             return 0;
         }
         finally { store.Epoch.Release(); }
     }
 
-    public static void AddIfLive(KVStore store, byte[] record, long address, object? obj, List<IteratedRecord> batch)
+    public static void AddIfLive(KVStore store, byte[] record, long address, byte[]? obj, List<IteratedRecord> batch)
     {
         fixed (byte* r = record)
         {
@@ -249,7 +262,7 @@ internal static unsafe class IteratorScan
             if (store.IsExpired(r)) return;
             bool isObject = RecordLayout.IsObject(r);
             if (isObject && obj is null) return; // its object was dropped: the record was replaced meanwhile
-            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? [] : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), obj));
+            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? obj! : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), isObject));
         }
     }
 

@@ -32,7 +32,7 @@ internal static class SegmentReclaimer
     private static async Task<bool> HoldsLiveRecordAsync(KVStore store, long from, long to)
     {
         var log = store.Log;
-        var candidates = new List<(long, byte[], object?)>();
+        var candidates = new List<(long, byte[], byte[]?)>();
         for (long page = log.PageOf(from); log.PageStart(page) < to; page++)
         {
             long start = Math.Max(log.PageStart(page), from);

@@ -220,7 +220,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         }
                         if (layoutFits && obj is not null && rr.IsObject)
                         {
-                            rr.SetObject(obj);
+                            try { rr.SetObject(obj); }
+                            catch
+                            {
+                                RecordInfo.UnlockExclusive(ref info); // e.g. the serializer's HeapSize threw
+                                throw;
+                            }
                             if (expiration != 0) rr.TrySetExpiration(expiration);
                             RecordInfo.UnlockExclusive(ref info);
                             _log.EnforceBudget();
@@ -273,7 +278,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 continue;
             }
             byte* nrec = _log.GetPhysical(newAddress);
-            WriteNewValue(nrec, newAddress, link.Previous, key, value, obj, expiration, link.Flags);
+            try { WriteNewValue(nrec, newAddress, link.Previous, key, value, obj, expiration, link.Flags); }
+            catch
+            {
+                Abandon(nrec, newAddress);
+                if (sealedOld) RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed);
+                throw;
+            }
             if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
             {
                 if (sealedOld) Replaced(rec, address, link.SkipsOld);
@@ -340,7 +351,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
                 ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
                 ulong word = Volatile.Read(ref info);
-                if ((word & RecordInfo.SoleVersion) != 0 && entry == address
+                if ((word & RecordInfo.SoleVersion) != 0 && entry == address && address >= _index.UnlinkFloor
                     && HashIndex.TryUpdate(slot, tag, entry, RecordInfo.PreviousAddress(word)))
                 {
                     // Nothing of the key lies below and nothing newer above: unlink the record instead of leaving a
@@ -423,8 +434,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         {
                             case UpdateAction.Done:
                                 bool isObject = RecordLayout.IsObject(rec);
-                                if (isObject) _store.Objects.Remeasure(_log.FrameOf(address), RecordLayout.ObjectSlot(rec));
-                                RecordInfo.UnlockExclusive(ref info);
+                                try { if (isObject) _store.Objects.Remeasure(_log.FrameOf(address), RecordLayout.ObjectSlot(rec)); }
+                                finally { RecordInfo.UnlockExclusive(ref info); }
                                 if (isObject) _log.EnforceBudget();
                                 return Status.Found | Status.InPlaceUpdated;
                             case UpdateAction.Abort:
@@ -603,23 +614,31 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private NewLink LinkPastSealed(byte* old, long oldAddress, long entry, bool existed)
     {
         ulong word = Volatile.Read(ref RecordLayout.Info(old));
-        if (entry != oldAddress || _store.ActiveIterators != 0) return new NewLink(entry, existed ? 0 : RecordInfo.SoleVersion, false);
+        if (entry != oldAddress || oldAddress < _index.UnlinkFloor || _store.ActiveIterators != 0)
+            return new NewLink(entry, existed ? 0 : RecordInfo.SoleVersion, false);
         bool sole = !existed || (word & RecordInfo.SoleVersion) != 0;
         return new NewLink(RecordInfo.PreviousAddress(word), sole ? RecordInfo.SoleVersion : 0, true);
     }
 
-    /// <summary>A sealed record's replacement was published: drop its object, and reuse its space when it was unlinked.</summary>
+    /// <summary>A sealed record's replacement was published: when it was unlinked, drop its object and reuse its space.</summary>
     private void Replaced(byte* old, long oldAddress, bool unlinked)
     {
-        ReleaseObject(old, oldAddress);
+        // Still linked: an iterator may yet yield it (it is its key's newest record below the iterator's end), so its
+        // object stays until the page is evicted.
         if (!unlinked) return;
+        ReleaseObject(old, oldAddress);
         RecordInfo.SetFlags(ref RecordLayout.Info(old), RecordInfo.Invalid);
         if (!RecordLayout.IsObject(old)) Retire(oldAddress, RecordLayout.TotalSize(old), RecordLayout.HasExpiration(old));
     }
 
     /// <summary>A free record for a new key's record of this size, above the chain's head; 0 when there is none.</summary>
-    private int TryTakeFree(int size, bool hasExpiration, long chainHead, out long address) =>
-        _store.FreeRecords.TryTake(size, hasExpiration, chainHead, _log.ReadOnlyAddress, out address);
+    private int TryTakeFree(int size, bool hasExpiration, long chainHead, out long address)
+    {
+        // While an iterator runs, nothing goes below its end: a key deleted and created again in reused space above its
+        // cursor would be yielded twice.
+        if (_store.ActiveIterators != 0) { address = 0; return 0; }
+        return _store.FreeRecords.TryTake(size, hasExpiration, chainHead, _log.ReadOnlyAddress, out address);
+    }
 
     /// <summary>
     /// An unlinked (invalid) record: once every thread that might still read it has moved on, its space goes to the
@@ -804,15 +823,21 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     }
                 }
             }
-            // The index must still point where the search began and the chain must still leave memory at the same
-            // place (reused space can bring an entry address back); otherwise something newer may exist: start over.
-            _index.TryFind(op.Hash, out var slot, out long current);
-            if (current != op.EntryAddress || !slot.IsValid) return Restart(op);
-            if (_store.FindInMemory(op.Key, current, 0, out long leaves, out _) != KVStore.Search.OnDisk || leaves != op.FirstDiskAddress)
-                return Restart(op);
+            if (!ChainUnchanged(op, out var slot)) return Restart(op);
             if (op.Kind != OpKind.Read && _store.WritesPaused) return Restart(op); // the restart waits for the snapshot
             return Finish(op, slot, found ? rec : null);
         }
+    }
+
+    /// <summary>
+    /// The index must still point where the op's search began and the chain must still leave memory at the same place
+    /// (reused space can bring an entry address back); otherwise something newer may exist and the op starts over.
+    /// Checked again after every wait, which refreshes the epoch.
+    /// </summary>
+    private bool ChainUnchanged(PendingOp op, out HashIndex.Slot slot)
+    {
+        if (!_index.TryFind(op.Hash, out slot, out long current) || current != op.EntryAddress || !slot.IsValid) return false;
+        return _store.FindInMemory(op.Key, current, 0, out long leaves, out _) == KVStore.Search.OnDisk && leaves == op.FirstDiskAddress;
     }
 
     private bool Restart(PendingOp op)
@@ -877,10 +902,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 {
                     // The wait refreshes the epoch: look the slot up again (the index may have grown) and check nothing changed.
                     waits.Wait(_store);
-                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
+                    if (!ChainUnchanged(op, out slot)) return Restart(op);
                 }
                 byte* nrec = _log.GetPhysical(newAddress);
-                WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration, live ? 0 : RecordInfo.SoleVersion);
+                try { WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration, live ? 0 : RecordInfo.SoleVersion); }
+                catch
+                {
+                    Abandon(nrec, newAddress);
+                    throw;
+                }
                 if (!HashIndex.TryUpdate(slot, tag, entry, newAddress))
                 {
                     Abandon(nrec, newAddress);
@@ -897,7 +927,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 while (true)
                 {
                     if (AppendTombstone(op.Key, slot, tag, entry, ref waits)) break;
-                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
+                    if (!ChainUnchanged(op, out slot)) return Restart(op);
                 }
                 _store.KeyDeleted();
                 Report(op, expired ? Status.NotFound | Status.Expired : Status.Found);
@@ -919,7 +949,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     }
                     if (outcome == Attempt.Conflict) return Restart(op);
                     waits.Wait(_store);
-                    if (!_index.TryFind(op.Hash, out slot, out long now) || now != entry) return Restart(op);
+                    if (!ChainUnchanged(op, out slot)) return Restart(op);
                 }
             }
         }
@@ -940,7 +970,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         {
             // The object read from disk now belongs to the copy (the reader only looked at it).
             InitObjectSlot(nrec, newAddress);
-            if (obj is not null) _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
+            try { if (obj is not null) _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj); }
+            catch
+            {
+                Abandon(nrec, newAddress);
+                throw;
+            }
         }
         if (!HashIndex.TryUpdate(slot, tag, entry, newAddress)) Abandon(nrec, newAddress);
         else if (obj is not null) _log.EnforceBudget();
