@@ -324,11 +324,15 @@ public sealed unsafe class HybridLog : IDisposable
     /// </summary>
     public long CloseTailPageForSnapshot()
     {
-        long po = Volatile.Read(ref _tailPageOffset);
-        long page = po >> 32, offset = po & 0xFFFFFFFF;
-        if (offset == 0 || (page == 0 && offset == FirstValidAddress)) return PageStart(page) + offset;
-        if (offset < PageSize) Interlocked.CompareExchange(ref _tailPageOffset, (page << 32) | (uint)PageSize, po);
-        return PageStart(page + 1);
+        while (true)
+        {
+            // Allocations that do not pause for snapshots (second-chance copies) may race: retry until the page is closed.
+            long po = Volatile.Read(ref _tailPageOffset);
+            long page = po >> 32, offset = po & 0xFFFFFFFF;
+            if (offset == 0 || (page == 0 && offset == FirstValidAddress)) return PageStart(page) + offset;
+            if (offset >= PageSize) return PageStart(page + 1);
+            if (Interlocked.CompareExchange(ref _tailPageOffset, (page << 32) | (uint)PageSize, po) == po) return PageStart(page + 1);
+        }
     }
 
     /// <summary>Completes once everything below address is on the device.</summary>

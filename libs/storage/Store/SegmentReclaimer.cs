@@ -14,7 +14,8 @@ internal static class SegmentReclaimer
     public static async Task<long> ReclaimAsync(KVStore store, CancellationToken cancellation)
     {
         var log = store.Log;
-        if (!store.Device.Persistent) return 0;
+        // An iterator may still need a superseded record below its end (its newer version lies above the end).
+        if (!store.Device.Persistent || store.ActiveIterators > 0) return 0;
         int segmentBits = store.Settings.SegmentBits;
         long begin = log.BeginAddress, newBegin = begin;
         while (!cancellation.IsCancellationRequested)
@@ -24,7 +25,7 @@ internal static class SegmentReclaimer
             if (await HoldsLiveRecordAsync(store, newBegin, segmentEnd).ConfigureAwait(false)) break;
             newBegin = segmentEnd;
         }
-        if (newBegin <= begin) return 0;
+        if (newBegin <= begin || store.ActiveIterators > 0) return 0;
         store.DropLogBelow(newBegin);
         return newBegin - begin;
     }
