@@ -32,6 +32,7 @@ public sealed class RespServer : IDisposable
         Clients = new ClientRegistry();
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
+        Store = new Storage.StoreHost(settings, LoggerFactory);
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
     }
 
@@ -40,6 +41,8 @@ public sealed class RespServer : IDisposable
     public ClientRegistry Clients { get; }
     public ServerStatistics Stats { get; }
     public CommandTable Commands { get; }
+    /// <summary>The key-value store and its databases.</summary>
+    public Storage.StoreHost Store { get; }
     public string RunId { get; }
     public IReadOnlyList<IPEndPoint> EndPoints => _listeners.Select(l => l.LocalEndPoint).ToList();
 
@@ -148,6 +151,7 @@ public sealed class RespServer : IDisposable
         foreach (var s in Clients.Snapshot()) s.Kill();
         deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
         while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+        Store.Dispose();
         _logger.LogInformation("Server stopped");
     }
 

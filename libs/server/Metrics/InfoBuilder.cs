@@ -42,7 +42,14 @@ public static class InfoBuilder
             case "stats": Stats(server, sb); return true;
             case "replication": Replication(server, sb); return true;
             case "cpu": Cpu(sb); return true;
-            case "keyspace": sb.Append("# Keyspace\r\n"); return true;
+            case "keyspace":
+                sb.Append("# Keyspace\r\n");
+                for (int db = 0; db < server.Store.Databases; db++)
+                {
+                    long keys = server.Store.KeyCount(db);
+                    if (keys > 0) sb.Append($"db{db}:keys={keys},expires={server.Store.ExpiringCount(db)},avg_ttl=0\r\n");
+                }
+                return true;
             default: return false;
         }
     }

@@ -83,6 +83,35 @@ public sealed class RespServerSession : IRequestHandler
 
     public string ArgString(int index) => Encoding.UTF8.GetString(Arg(index));
 
+    /// <summary>Where argument index lies (array, offset, length), for inputs that outlive a span (pending store ops).</summary>
+    public void ArgLocation(int index, out byte[] data, out int offset, out int length)
+    {
+        if (_parser.ArgsInScratch)
+        {
+            data = Arg(index).ToArray();
+            offset = 0;
+            length = data.Length;
+            return;
+        }
+        var sl = _parser.GetSlice(index);
+        data = _input;
+        offset = _inputStart + sl.Offset;
+        length = sl.Length;
+    }
+
+    private Storage.StorageSession? _storage;
+
+    /// <summary>This connection's access to the store, in its selected database.</summary>
+    public Storage.StorageSession Storage
+    {
+        get
+        {
+            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer);
+            st.Database = Database;
+            return st;
+        }
+    }
+
     public bool ArgEquals(int index, ReadOnlySpan<byte> upperAscii) => Ascii.EqualsIgnoreCase(Arg(index), upperAscii);
 
     /// <summary>Writes an error reply (text starts with its code, e.g. "ERR ...") and counts it.</summary>
@@ -204,6 +233,7 @@ public sealed class RespServerSession : IRequestHandler
     {
         Server.Clients.Remove(this);
         Server.Stats.Retire(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes);
+        _storage?.Dispose();
         Writer.Dispose();
     }
 

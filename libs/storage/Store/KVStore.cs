@@ -27,6 +27,8 @@ public sealed class KVStoreSettings
     /// pages (rounded down to whole pages) and gives pages up (flush, evict) as the index and objects grow, down to 2.
     /// </summary>
     public long MemoryBytes { get; set; } = 256L << 20;
+    /// <summary>Count live and expiring keys per class: the first two bytes of the key (the server's database id).</summary>
+    public bool KeyClasses { get; set; }
     /// <summary>Turns object values into bytes and back (null: byte values only).</summary>
     public Objects.IObjectSerializer? ObjectSerializer { get; set; }
     /// <summary>log2 of the page size.</summary>
@@ -70,6 +72,11 @@ public sealed unsafe class KVStore : IDisposable
         Log.TailPageIsHeavy = page => Objects.FrameBytes(Log.FrameOf(Log.PageStart(page))) >= Math.Max(Log.PageSize, settings.MemoryBytes / 8);
         if (ObjectLog is not null) Log.PageFlushing = page => ObjectFlush.SerializePageAsync(this, page);
         Clock = settings.Clock;
+        if (settings.KeyClasses)
+        {
+            _classLive = new long[1 << 16];
+            _classExpiring = new long[1 << 16];
+        }
     }
 
     public KVStoreSettings Settings { get; }
@@ -88,7 +95,33 @@ public sealed unsafe class KVStore : IDisposable
     /// <summary>Keys whose newest record is not a tombstone (exact; O(1)).</summary>
     public long LiveKeyCount => Interlocked.Read(ref _liveKeys);
 
-    internal void KeyCreated() => Interlocked.Increment(ref _liveKeys);
+    private long _expiringKeys;
+    private readonly long[]? _classLive, _classExpiring;
+
+    /// <summary>Live keys whose newest record has an expiration (expired or not: Redis's "expires").</summary>
+    public long ExpiringKeyCount => Interlocked.Read(ref _expiringKeys);
+
+    /// <summary>The class of a key when KeyClasses is set: its first two bytes, big-endian (e.g. a database id).</summary>
+    private static int ClassOf(ReadOnlySpan<byte> key) => key.Length >= 2 ? (key[0] << 8) | key[1] : 0;
+
+    /// <summary>LiveKeyCount of one key class (0 when classes are off).</summary>
+    public long LiveKeyCountOf(int keyClass) => _classLive is null ? 0 : Interlocked.Read(ref _classLive[keyClass]);
+
+    /// <summary>ExpiringKeyCount of one key class.</summary>
+    public long ExpiringKeyCountOf(int keyClass) => _classExpiring is null ? 0 : Interlocked.Read(ref _classExpiring[keyClass]);
+
+    /// <summary>Accounts for a change of a key's newest record: live or not, with an expiration or not.</summary>
+    internal void CountKey(ReadOnlySpan<byte> key, bool wasLive, bool wasExpiring, bool isLive, bool isExpiring)
+    {
+        int live = (isLive ? 1 : 0) - (wasLive ? 1 : 0);
+        int expiring = (isLive && isExpiring ? 1 : 0) - (wasLive && wasExpiring ? 1 : 0);
+        if (live != 0) Interlocked.Add(ref _liveKeys, live);
+        if (expiring != 0) Interlocked.Add(ref _expiringKeys, expiring);
+        if (_classLive is null || (live == 0 && expiring == 0)) return;
+        int c = ClassOf(key);
+        if (live != 0) Interlocked.Add(ref _classLive[c], live);
+        if (expiring != 0) Interlocked.Add(ref _classExpiring![c], expiring);
+    }
 
     // ------------------------------------------------------------------------------------------------------
     // Snapshot points (checkpoint support)
@@ -138,6 +171,10 @@ public sealed unsafe class KVStore : IDisposable
         return new SnapshotPoint(Interlocked.Increment(ref _version), boundary, Log.BeginAddress, LiveKeyCount,
             ObjectLog?.TailAddress ?? 0, DateTimeOffset.UtcNow);
     }
+
+    /// <summary>Completes once every operation in flight when it was called has finished (records below the tail of that
+    /// moment are then completely written).</summary>
+    public Task WaitForOperationsInFlightAsync() => EpochBarrierAsync();
 
     /// <summary>Completes once every thread that was inside an operation when it was called has left it.</summary>
     internal Task EpochBarrierAsync()
@@ -194,7 +231,6 @@ public sealed unsafe class KVStore : IDisposable
     public int ActiveIterators => Volatile.Read(ref _activeIterators);
     internal void IteratorStarted() => Interlocked.Increment(ref _activeIterators);
     internal void IteratorStopped() => Interlocked.Decrement(ref _activeIterators);
-    internal void KeyDeleted() => Interlocked.Decrement(ref _liveKeys);
 
     /// <summary>Memory the budget counts: the index, the log pages in memory and the object heap.</summary>
     public long MemoryBytes => Index.MemoryBytes + Log.MemoryBytes + Objects.TotalBytes;
@@ -275,7 +311,8 @@ public sealed unsafe class KVStore : IDisposable
             byte* r = Log.GetPhysical(a);
             if (!RecordLayout.IsPresent(r)) { a = pageEnd; continue; }
             ulong info = Volatile.Read(ref RecordLayout.Info(r));
-            if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone)) == 0 && IsNewestInMemory(r, a, from)) KeyDeleted();
+            if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone)) == 0 && IsNewestInMemory(r, a, from))
+                CountKey(RecordLayout.Key(r), true, RecordLayout.HasExpiration(r), false, false);
             a += RecordLayout.TotalSize(r);
         }
     }

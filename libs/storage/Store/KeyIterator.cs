@@ -40,7 +40,8 @@ public sealed class KeyIterator : IDisposable
         _registered = 1;
         EpochBarrier();
         End = endAddress > 0 ? endAddress : _log.TailAddress;
-        Cursor = Math.Max(startAddress, _log.BeginAddress);
+        // Scans start at a page boundary (a cursor from elsewhere may point into a record).
+        Cursor = Math.Max(_log.PageStart(_log.PageOf(startAddress)), _log.BeginAddress);
     }
 
     /// <summary>Stops the iteration early (lets writers unlink replaced records again).</summary>

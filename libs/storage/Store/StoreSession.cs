@@ -252,8 +252,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     RecordLayout.Publish(frec, link.Previous, link.Flags);
                     if (HashIndex.TryUpdate(slot, tag, entry, freeAddress))
                     {
+                        _store.CountKey(key, existed, existed && RecordLayout.HasExpiration(rec), true, expiration != 0);
                         if (sealedOld) Replaced(rec, address, link.SkipsOld);
-                        if (!existed) _store.KeyCreated();
                         return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
                     }
                     RecordInfo.SetFlags(ref RecordLayout.Info(frec), RecordInfo.Invalid);
@@ -287,8 +287,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
             {
+                _store.CountKey(key, existed, existed && RecordLayout.HasExpiration(rec), true, expiration != 0);
                 if (sealedOld) Replaced(rec, address, link.SkipsOld);
-                if (!existed) _store.KeyCreated();
                 if (obj is not null) _log.EnforceBudget();
                 return Status.Found | Status.CopyUpdated | (existed ? 0 : Status.Created);
             }
@@ -319,11 +319,22 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     public Status Delete(ReadOnlySpan<byte> key)
     {
         _store.Epoch.Acquire();
-        try { return DeleteCore(key, KeyHashOf(key)); }
+        try { return DeleteCore(key, KeyHashOf(key), false); }
         finally { _store.Epoch.Release(); }
     }
 
-    private Status DeleteCore(ReadOnlySpan<byte> key, ulong hash)
+    /// <summary>
+    /// Deletes key only if its newest record has expired (decided under the record's lock, so a key set again meanwhile
+    /// stays). Never goes to disk. Returns NotFound|Expired when it deleted, NotFound otherwise (also for keys on disk).
+    /// </summary>
+    public Status DeleteIfExpired(ReadOnlySpan<byte> key)
+    {
+        _store.Epoch.Acquire();
+        try { return DeleteCore(key, KeyHashOf(key), true); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status DeleteCore(ReadOnlySpan<byte> key, ulong hash, bool onlyIfExpired)
     {
         ushort tag = HashIndex.TagOf(hash);
         var waits = new AllocationWait();
@@ -335,6 +346,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.NotFound) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
             {
+                if (onlyIfExpired) return Status.NotFound;
                 TInput noInput = default!; TOutput noOutput = default!;
                 return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
             }
@@ -343,12 +355,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
             if (region == Region.Fuzzy) { waits.Wait(_store); continue; }
             bool expired = _store.IsExpired(rec);
+            if (onlyIfExpired && !expired) return Status.NotFound;
             var result = expired ? Status.NotFound | Status.Expired : Status.Found;
             if (region == Region.Mutable)
             {
                 var locked = RecordInfo.LockIfLive(ref info);
                 if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
                 if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
+                if (onlyIfExpired && !_store.IsExpired(rec)) { RecordInfo.UnlockExclusive(ref info); return Status.NotFound; }
                 ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
                 ulong word = Volatile.Read(ref info);
                 if ((word & RecordInfo.SoleVersion) != 0 && entry == address && address >= _index.UnlinkFloor
@@ -357,15 +371,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     // Nothing of the key lies below and nothing newer above: unlink the record instead of leaving a
                     // tombstone. Walkers that reached it skip it (invalid) and go on down its unchanged chain.
                     RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone | RecordInfo.Invalid);
-                    _store.KeyDeleted();
+                    _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
                     if (!RecordLayout.IsObject(rec)) Retire(address, RecordLayout.TotalSize(rec), RecordLayout.HasExpiration(rec));
                     return result;
                 }
                 RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
-                _store.KeyDeleted();
+                _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
                 return result;
             }
-            if (AppendTombstone(key, slot, tag, entry, ref waits)) { _store.KeyDeleted(); return result; }
+            if (AppendTombstone(key, slot, tag, entry, ref waits)) { _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false); return result; }
         }
     }
 
@@ -468,7 +482,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 var oldRef = copyFromOld ? MemRef(rec, address, false) : default;
                 outcome = copyFromOld
                     ? TryCopyUpdate(key, slot, tag, entry, link, ref oldRef, ref input, ref output, out status)
-                    : TryInitialUpdate(key, slot, tag, entry, link, existed, ref input, ref output, out status);
+                    : TryInitialUpdate(key, slot, tag, entry, link, existed, existed && RecordLayout.HasExpiration(rec), ref input, ref output, out status);
             }
             catch
             {
@@ -514,6 +528,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (reusedSize > 0) RecordLayout.Publish(nrec, link.Previous, link.Flags);
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
+            _store.CountKey(key, true, old.HasExpiration, true, expiration != 0);
             if (length == RecordRef.ObjectValue) _log.EnforceBudget();
             status = Status.Found | Status.CopyUpdated;
             return Attempt.Done;
@@ -565,7 +580,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
     }
 
-    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, bool existed,
+    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, bool existed, bool existedExpiring,
         ref TInput input, ref TOutput output, out Status status)
     {
         if (!_functions.NeedInitialUpdate(key, ref input, ref output, out int length, out long expiration))
@@ -589,7 +604,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (reusedSize > 0) RecordLayout.Publish(nrec, link.Previous, link.Flags);
         if (HashIndex.TryUpdate(slot, tag, entry, newAddress))
         {
-            if (!existed) _store.KeyCreated();
+            _store.CountKey(key, existed, existedExpiring, true, expiration != 0);
             if (length == RecordRef.ObjectValue) _log.EnforceBudget();
             status = Status.Created;
             return Attempt.Done;
@@ -850,7 +865,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
                 case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
-                case OpKind.Delete: status = DeleteCore(op.Key, op.Hash); break;
+                case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, false); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
         }
@@ -917,7 +932,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     return Restart(op);
                 }
                 if (obj is not null) _log.EnforceBudget();
-                if (!live) _store.KeyCreated();
+                _store.CountKey(op.Key, live, live && RecordLayout.HasExpiration(diskRecord), true, op.Expiration != 0);
                 Report(op, Status.Found | Status.CopyUpdated | (live ? 0 : Status.Created));
                 return true;
             }
@@ -929,7 +944,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (AppendTombstone(op.Key, slot, tag, entry, ref waits)) break;
                     if (!ChainUnchanged(op, out slot)) return Restart(op);
                 }
-                _store.KeyDeleted();
+                _store.CountKey(op.Key, true, RecordLayout.HasExpiration(diskRecord), false, false);
                 Report(op, expired ? Status.NotFound | Status.Expired : Status.Found);
                 return true;
             }
@@ -941,7 +956,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     Status status;
                     var oldRef = new RecordRef(diskRecord, op.Object);
                     if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, new NewLink(entry, 0, false), ref oldRef, ref op.Input, ref op.Output, out status);
-                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, new NewLink(entry, live ? 0 : RecordInfo.SoleVersion, false), live, ref op.Input, ref op.Output, out status);
+                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, new NewLink(entry, live ? 0 : RecordInfo.SoleVersion, false), live, live && RecordLayout.HasExpiration(diskRecord), ref op.Input, ref op.Output, out status);
                     if (outcome == Attempt.Done)
                     {
                         Report(op, status | (expired ? Status.Expired : 0));

@@ -1,0 +1,291 @@
+// KeyCommands: commands on keys of any type (DEL, EXISTS, EXPIRE, TTL, RENAME, SCAN, ...) and on databases
+// (DBSIZE, FLUSHDB, FLUSHALL, SWAPDB). Redis 7.2 semantics and error texts.
+using System.Text;
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.server.Util;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class KeyCommands
+{
+    private const string NotInteger = StringFunctions.NotInteger;
+
+    private static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1)
+    {
+        var input = new StringInput { Op = StringOp.Exists };
+        return s.Storage.Read(key, ref input, db).IsFound();
+    }
+
+    public static void Del(RespServerSession s)
+    {
+        long n = 0;
+        for (int i = 1; i < s.Argc; i++) if (s.Storage.Delete(s.Arg(i))) n++;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void ExistsCommand(RespServerSession s)
+    {
+        long n = 0;
+        for (int i = 1; i < s.Argc; i++) if (Exists(s, s.Arg(i))) n++;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void Type(RespServerSession s) => s.Writer.WriteSimpleString(Exists(s, s.Arg(1)) ? "string" : "none");
+
+    public static void Expire(RespServerSession s) => ExpireCore(s, seconds: true, absolute: false, "expire");
+    public static void PExpire(RespServerSession s) => ExpireCore(s, seconds: false, absolute: false, "pexpire");
+    public static void ExpireAt(RespServerSession s) => ExpireCore(s, seconds: true, absolute: true, "expireat");
+    public static void PExpireAt(RespServerSession s) => ExpireCore(s, seconds: false, absolute: true, "pexpireat");
+
+    private static void ExpireCore(RespServerSession s, bool seconds, bool absolute, string command)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long v)) { s.WriteError(NotInteger); return; }
+        var flags = ExpireFlags.None;
+        for (int i = 3; i < s.Argc; i++)
+        {
+            var a = s.Arg(i);
+            if (StringCommands.Ascii(a, "NX")) flags |= ExpireFlags.Nx;
+            else if (StringCommands.Ascii(a, "XX")) flags |= ExpireFlags.Xx;
+            else if (StringCommands.Ascii(a, "GT")) flags |= ExpireFlags.Gt;
+            else if (StringCommands.Ascii(a, "LT")) flags |= ExpireFlags.Lt;
+            else { s.WriteError("ERR Unsupported option " + s.ArgString(i)); return; }
+        }
+        if (flags.HasFlag(ExpireFlags.Nx) && (flags & (ExpireFlags.Xx | ExpireFlags.Gt | ExpireFlags.Lt)) != 0)
+        { s.WriteError("ERR NX and XX, GT or LT options at the same time are not compatible"); return; }
+        if (flags.HasFlag(ExpireFlags.Gt) && flags.HasFlag(ExpireFlags.Lt))
+        { s.WriteError("ERR GT and LT options at the same time are not compatible"); return; }
+        long ms;
+        try
+        {
+            ms = seconds ? checked(v * 1000) : v;
+            if (!absolute) ms = checked(ms + StringCommands.NowMs);
+        }
+        catch (OverflowException) { s.WriteError($"ERR invalid expire time in '{command}' command"); return; }
+        // 0 means "no expiration" in the store: a time at or before the epoch is simply in the past.
+        if (ms <= 0) ms = 1;
+        var input = new StringInput { Op = StringOp.Expire, Flags = (byte)flags, Number = ms };
+        s.Storage.Rmw(s.Arg(1), ref input);
+        long result = s.Storage.Result.Number;
+        // A time in the past deletes the key (as Redis does), once the conditions allowed the change.
+        if (result == 1 && ms <= StringCommands.NowMs) s.Storage.Delete(s.Arg(1));
+        s.Writer.WriteInteger(result);
+    }
+
+    public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs + 500) / 1000);
+    public static void PTtl(RespServerSession s) => TtlCore(s, t => t - StringCommands.NowMs);
+    public static void ExpireTime(RespServerSession s) => TtlCore(s, t => t / 1000);
+    public static void PExpireTime(RespServerSession s) => TtlCore(s, t => t);
+
+    private static void TtlCore(RespServerSession s, Func<long, long> convert)
+    {
+        var input = new StringInput { Op = StringOp.Ttl };
+        if (!s.Storage.Read(s.Arg(1), ref input).IsFound()) { s.Writer.WriteInteger(-2); return; }
+        long at = s.Storage.Result.Number;
+        s.Writer.WriteInteger(at == 0 ? -1 : Math.Max(0, convert(at)));
+    }
+
+    public static void Persist(RespServerSession s)
+    {
+        var input = new StringInput { Op = StringOp.Persist };
+        s.Storage.Rmw(s.Arg(1), ref input);
+        s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+
+    public static void Touch(RespServerSession s) => ExistsCommand(s);
+
+    // ---- copying keys ----
+
+    /// <summary>Reads key's value and expiration (null when it does not exist).</summary>
+    private static byte[]? Fetch(RespServerSession s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
+    {
+        var input = new StringInput { Op = StringOp.GetEx }; // no option: copies value, changes nothing
+        s.Storage.Rmw(key, ref input, db);
+        expiration = 0;
+        var value = s.Storage.Result.Old;
+        if (value is null) return null;
+        var ttl = new StringInput { Op = StringOp.Ttl };
+        if (s.Storage.Read(key, ref ttl, db).IsFound()) expiration = s.Storage.Result.Number;
+        return value;
+    }
+
+    public static void Rename(RespServerSession s) => RenameCore(s, nx: false);
+    public static void RenameNx(RespServerSession s) => RenameCore(s, nx: true);
+
+    private static void RenameCore(RespServerSession s, bool nx)
+    {
+        var value = Fetch(s, s.Arg(1), out long expiration);
+        if (value is null) { s.WriteError("ERR no such key"); return; }
+        bool same = s.Arg(1).SequenceEqual(s.Arg(2));
+        if (nx && Exists(s, s.Arg(2))) { s.Writer.WriteInteger(0); return; }
+        if (same) { if (nx) s.Writer.WriteInteger(0); else s.Writer.WriteOk(); return; }
+        s.Storage.Upsert(s.Arg(2), value, expiration);
+        s.Storage.Delete(s.Arg(1));
+        if (nx) s.Writer.WriteInteger(1);
+        else s.Writer.WriteOk();
+    }
+
+    public static void Copy(RespServerSession s)
+    {
+        int db = s.Database;
+        bool replace = false;
+        for (int i = 3; i < s.Argc; i++)
+        {
+            if (StringCommands.Ascii(s.Arg(i), "REPLACE")) replace = true;
+            else if (StringCommands.Ascii(s.Arg(i), "DB") && i + 1 < s.Argc)
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out long d)) { s.WriteError(NotInteger); return; }
+                if (d < 0 || d >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
+                db = (int)d;
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        if (db == s.Database && s.Arg(1).SequenceEqual(s.Arg(2))) { s.WriteError("ERR source and destination objects are the same"); return; }
+        var value = Fetch(s, s.Arg(1), out long expiration);
+        if (value is null) { s.Writer.WriteInteger(0); return; }
+        if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
+        s.Storage.Upsert(s.Arg(2), value, expiration, db);
+        s.Writer.WriteInteger(1);
+    }
+
+    public static void Move(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
+        if (d < 0 || d >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
+        if (d == s.Database) { s.WriteError("ERR source and destination objects are the same"); return; }
+        var value = Fetch(s, s.Arg(1), out long expiration);
+        if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
+        s.Storage.Upsert(s.Arg(1), value, expiration, (int)d);
+        s.Storage.Delete(s.Arg(1));
+        s.Writer.WriteInteger(1);
+    }
+
+    // ---- databases ----
+
+    public static void DbSize(RespServerSession s) => s.Writer.WriteInteger(s.Server.Store.KeyCount(s.Database));
+
+    public static void FlushDb(RespServerSession s) => FlushCore(s, all: false);
+    public static void FlushAll(RespServerSession s) => FlushCore(s, all: true);
+
+    private static void FlushCore(RespServerSession s, bool all)
+    {
+        bool sync = false;
+        if (s.Argc > 2) { s.WriteError("ERR syntax error"); return; }
+        if (s.Argc == 2)
+        {
+            if (StringCommands.Ascii(s.Arg(1), "SYNC")) sync = true;
+            else if (!StringCommands.Ascii(s.Arg(1), "ASYNC")) { s.WriteError("ERR syntax error"); return; }
+        }
+        var host = s.Server.Store;
+        if (all) host.FlushAll();
+        else host.FlushDb(s.Database);
+        if (sync) host.PurgeCompletion.Wait();
+        s.Writer.WriteOk();
+    }
+
+    public static void SwapDb(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(1), out long a)) { s.WriteError("ERR invalid first DB index"); return; }
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long b)) { s.WriteError("ERR invalid second DB index"); return; }
+        if (a < 0 || a >= s.Settings.Databases || b < 0 || b >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
+        s.Server.Store.SwapDb((int)a, (int)b);
+        s.Writer.WriteOk();
+    }
+
+    // ---- iteration ----
+
+    public static void Keys(RespServerSession s)
+    {
+        string pattern = Encoding.Latin1.GetString(s.Arg(1));
+        var keys = new List<byte[]>();
+        int id = s.Server.Store.PhysicalId(s.Database);
+        using var it = new KeyIterator(s.Server.Store.Store);
+        var batch = new List<IteratedRecord>();
+        bool more = true;
+        while (more)
+        {
+            batch.Clear();
+            more = it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
+            foreach (var r in batch)
+                if (InDb(r.Key, id) && (pattern == "*" || GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))))
+                    keys.Add(r.Key[2..]);
+        }
+        s.Writer.WriteArrayHeader(keys.Count);
+        foreach (var k in keys) s.Writer.WriteBulkString(k);
+    }
+
+    private static bool InDb(byte[] storedKey, int id) => storedKey.Length >= 2 && ((storedKey[0] << 8) | storedKey[1]) == id;
+
+    /// <summary>
+    /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The cursor is a log address; each call scans on from it up
+    /// to the tail of that moment, so a key present for the whole iteration is returned at least once.
+    /// </summary>
+    public static void Scan(RespServerSession s)
+    {
+        if (!ulong.TryParse(s.ArgString(1), out ulong cursor)) { s.WriteError("ERR invalid cursor"); return; }
+        string? pattern = null, type = null;
+        long count = 10;
+        for (int i = 2; i < s.Argc; i++)
+        {
+            if (i + 1 >= s.Argc) { s.WriteError("ERR syntax error"); return; }
+            if (StringCommands.Ascii(s.Arg(i), "MATCH")) pattern = Encoding.Latin1.GetString(s.Arg(++i));
+            else if (StringCommands.Ascii(s.Arg(i), "COUNT"))
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out count)) { s.WriteError(NotInteger); return; }
+                if (count < 1) { s.WriteError("ERR syntax error"); return; }
+            }
+            else if (StringCommands.Ascii(s.Arg(i), "TYPE")) type = s.ArgString(++i).ToLowerInvariant();
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        var store = s.Server.Store.Store;
+        int id = s.Server.Store.PhysicalId(s.Database);
+        var found = new List<byte[]>();
+        long next = 0;
+        if (cursor < (ulong)store.Log.TailAddress)
+        {
+            using var it = new KeyIterator(store, (long)cursor);
+            var batch = new List<IteratedRecord>();
+            bool more = true;
+            while (more && found.Count < count)
+            {
+                batch.Clear();
+                more = it.NextBatchAsync(batch, (int)Math.Min(count, 4096)).AsTask().GetAwaiter().GetResult();
+                foreach (var r in batch)
+                {
+                    if (!InDb(r.Key, id)) continue;
+                    if (type is not null && type != (r.IsObject ? "object" : "string")) continue;
+                    if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))) continue;
+                    found.Add(r.Key[2..]);
+                }
+            }
+            next = more ? it.Cursor : 0;
+        }
+        s.Writer.WriteArrayHeader(2);
+        s.Writer.WriteBulkString(next.ToString());
+        s.Writer.WriteArrayHeader(found.Count);
+        foreach (var k in found) s.Writer.WriteBulkString(k);
+    }
+
+    public static void RandomKey(RespServerSession s)
+    {
+        var store = s.Server.Store.Store;
+        int id = s.Server.Store.PhysicalId(s.Database);
+        if (s.Server.Store.KeyCount(s.Database) == 0) { s.Writer.WriteNull(); return; }
+        long begin = store.Log.BeginAddress, tail = store.Log.TailAddress;
+        foreach (long start in new[] { begin + (long)(Random.Shared.NextDouble() * (tail - begin)), 0 })
+        {
+            using var it = new KeyIterator(store, start);
+            var batch = new List<IteratedRecord>();
+            bool more = true;
+            while (more)
+            {
+                batch.Clear();
+                more = it.NextBatchAsync(batch, 256).AsTask().GetAwaiter().GetResult();
+                var mine = batch.Where(r => InDb(r.Key, id)).ToList();
+                if (mine.Count > 0) { s.Writer.WriteBulkString(mine[Random.Shared.Next(mine.Count)].Key[2..]); return; }
+            }
+        }
+        s.Writer.WriteNull();
+    }
+}

@@ -1,0 +1,274 @@
+// StringCommands: GET, SET and the other string commands (Redis 7.2 semantics and error texts).
+// Each handler parses its arguments, runs one engine operation per key through the session's StorageSession
+// (which waits out disk reads) and writes the reply.
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class StringCommands
+{
+    private const string Syntax = "ERR syntax error";
+    private const string NotInteger = StringFunctions.NotInteger;
+
+    internal static long NowMs => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+
+    private static StringInput Input(RespServerSession s, StringOp op, int valueArg = -1)
+    {
+        var input = new StringInput { Op = op };
+        if (valueArg >= 0) s.ArgLocation(valueArg, out input.Data, out input.Offset, out input.Length);
+        return input;
+    }
+
+    private static bool ReportError(RespServerSession s)
+    {
+        var e = s.Storage.Result.Error;
+        if (e is null) return false;
+        s.WriteError(e);
+        return true;
+    }
+
+    public static void Get(RespServerSession s)
+    {
+        var input = Input(s, StringOp.Get);
+        var st = s.Storage.Read(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        if (!st.IsFound()) s.Writer.WriteNull();
+    }
+
+    public static void StrLen(RespServerSession s)
+    {
+        var input = Input(s, StringOp.StrLen);
+        var st = s.Storage.Read(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
+    }
+
+    public static void GetRange(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long end))
+        {
+            s.WriteError(NotInteger);
+            return;
+        }
+        var input = Input(s, StringOp.GetRange);
+        input.Number = start;
+        input.Number2 = end;
+        var st = s.Storage.Read(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        if (!st.IsFound()) s.Writer.WriteBulkString(""u8);
+    }
+
+    /// <summary>EX/PX/EXAT/PXAT value to Unix ms; false (with Redis's error) when invalid.</summary>
+    internal static bool TryExpiration(RespServerSession s, ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
+    {
+        at = 0;
+        if (!NumberParsing.TryParseInt64(arg, out long v)) { s.WriteError(NotInteger); return false; }
+        bool seconds = Ascii(unit, "EX") || Ascii(unit, "EXAT");
+        bool absolute = Ascii(unit, "EXAT") || Ascii(unit, "PXAT");
+        if (v <= 0 || (seconds && v > long.MaxValue / 1000)) { s.WriteError($"ERR invalid expire time in '{command}' command"); return false; }
+        long ms = seconds ? v * 1000 : v;
+        if (!absolute)
+        {
+            long now = NowMs;
+            if (ms > long.MaxValue - now) { s.WriteError($"ERR invalid expire time in '{command}' command"); return false; }
+            ms += now;
+        }
+        at = ms;
+        return true;
+    }
+
+    internal static bool Ascii(ReadOnlySpan<byte> a, string upper) => System.Text.Ascii.EqualsIgnoreCase(a, upper);
+
+    public static void Set(RespServerSession s)
+    {
+        var flags = SetFlags.None;
+        long at = 0;
+        bool hasExpire = false;
+        for (int i = 3; i < s.Argc; i++)
+        {
+            var a = s.Arg(i);
+            if (Ascii(a, "NX") && (flags & (SetFlags.Xx | SetFlags.Nx)) == 0) flags |= SetFlags.Nx;
+            else if (Ascii(a, "XX") && (flags & (SetFlags.Xx | SetFlags.Nx)) == 0) flags |= SetFlags.Xx;
+            else if (Ascii(a, "GET")) flags |= SetFlags.Get;
+            else if (Ascii(a, "KEEPTTL") && !hasExpire) flags |= SetFlags.KeepTtl;
+            else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && !hasExpire
+                     && (flags & SetFlags.KeepTtl) == 0 && i + 1 < s.Argc)
+            {
+                if (!TryExpiration(s, a, s.Arg(i + 1), "set", out at)) return;
+                hasExpire = true;
+                i++;
+            }
+            else { s.WriteError(Syntax); return; }
+        }
+        var st = s.Storage;
+        if (flags == SetFlags.None)
+        {
+            st.Upsert(s.Arg(1), s.Arg(2), at); // a blind write: no old value needed
+            s.Writer.WriteOk();
+            return;
+        }
+        var input = Input(s, StringOp.Set, 2);
+        input.Flags = (byte)flags;
+        input.Number = at;
+        var status = st.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        bool written = (status & (Status.Created | Status.InPlaceUpdated | Status.CopyUpdated)) != 0;
+        if ((flags & SetFlags.Get) != 0)
+        {
+            if (st.Result.Old is { } old) s.Writer.WriteBulkString(old);
+            else s.Writer.WriteNull();
+        }
+        else if (written) s.Writer.WriteOk();
+        else s.Writer.WriteNull();
+    }
+
+    public static void SetNx(RespServerSession s)
+    {
+        var input = Input(s, StringOp.Set, 2);
+        input.Flags = (byte)SetFlags.Nx;
+        var status = s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteInteger((status & Status.Created) != 0 ? 1 : 0);
+    }
+
+    public static void SetEx(RespServerSession s) => SetWithTtl(s, "EX", "setex");
+    public static void PSetEx(RespServerSession s) => SetWithTtl(s, "PX", "psetex");
+
+    private static void SetWithTtl(RespServerSession s, string unit, string command)
+    {
+        if (!TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(2), command, out long at)) return;
+        s.Storage.Upsert(s.Arg(1), s.Arg(3), at);
+        s.Writer.WriteOk();
+    }
+
+    public static void GetSet(RespServerSession s)
+    {
+        var input = Input(s, StringOp.Set, 2);
+        input.Flags = (byte)SetFlags.Get;
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
+        else s.Writer.WriteNull();
+    }
+
+    public static void GetDel(RespServerSession s)
+    {
+        var input = Input(s, StringOp.GetEx);
+        input.Flags = 0; // GETEX with no option: copies the value, changes nothing
+        var st = s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        var old = s.Storage.Result.Old;
+        if (old is null) { s.Writer.WriteNull(); return; }
+        s.Storage.Delete(s.Arg(1));
+        s.Writer.WriteBulkString(old);
+    }
+
+    public static void GetEx(RespServerSession s)
+    {
+        var input = Input(s, StringOp.GetEx);
+        bool option = false;
+        for (int i = 2; i < s.Argc; i++)
+        {
+            var a = s.Arg(i);
+            if (Ascii(a, "PERSIST") && !option) { input.Flags = (byte)ExpireFlags.Persist; option = true; }
+            else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && !option && i + 1 < s.Argc)
+            {
+                if (!TryExpiration(s, a, s.Arg(i + 1), "getex", out input.Number)) return;
+                option = true;
+                i++;
+            }
+            else { s.WriteError(Syntax); return; }
+        }
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
+        else s.Writer.WriteNull();
+    }
+
+    public static void MGet(RespServerSession s)
+    {
+        s.Writer.WriteArrayHeader(s.Argc - 1);
+        for (int i = 1; i < s.Argc; i++)
+        {
+            var input = Input(s, StringOp.Get);
+            var st = s.Storage.Read(s.Arg(i), ref input);
+            if (s.Storage.Result.Error is not null || !st.IsFound()) s.Writer.WriteNull(); // wrong type reads as nil
+        }
+    }
+
+    public static void MSet(RespServerSession s)
+    {
+        if ((s.Argc - 1) % 2 != 0) { s.WriteError("ERR wrong number of arguments for 'mset' command"); return; }
+        for (int i = 1; i < s.Argc; i += 2) s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+        s.Writer.WriteOk();
+    }
+
+    public static void MSetNx(RespServerSession s)
+    {
+        if ((s.Argc - 1) % 2 != 0) { s.WriteError("ERR wrong number of arguments for 'msetnx' command"); return; }
+        for (int i = 1; i < s.Argc; i += 2)
+        {
+            var input = Input(s, StringOp.Exists);
+            if (s.Storage.Read(s.Arg(i), ref input).IsFound()) { s.Writer.WriteInteger(0); return; }
+        }
+        for (int i = 1; i < s.Argc; i += 2) s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+        s.Writer.WriteInteger(1);
+    }
+
+    public static void Append(RespServerSession s)
+    {
+        var input = Input(s, StringOp.Append, 2);
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+
+    public static void SetRange(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset)) { s.WriteError(NotInteger); return; }
+        if (offset < 0) { s.WriteError("ERR offset is out of range"); return; }
+        if (offset + s.Arg(3).Length > StringFunctions.MaxValueLength) { s.WriteError(StringFunctions.TooBig); return; }
+        var input = Input(s, StringOp.SetRange, 3);
+        input.Number = offset;
+        var st = s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteInteger(st == Status.NotFound ? 0 : s.Storage.Result.Number);
+    }
+
+    public static void Incr(RespServerSession s) => IncrBy(s, 1);
+    public static void Decr(RespServerSession s) => IncrBy(s, -1);
+
+    public static void IncrBy(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
+        IncrBy(s, d);
+    }
+
+    public static void DecrBy(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
+        if (d == long.MinValue) { s.WriteError("ERR decrement would overflow"); return; }
+        IncrBy(s, -d);
+    }
+
+    private static void IncrBy(RespServerSession s, long delta)
+    {
+        var input = Input(s, StringOp.IncrBy);
+        input.Number = delta;
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+
+    public static void IncrByFloat(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseDouble(s.Arg(2), out double d)) { s.WriteError(StringFunctions.NotFloat); return; }
+        var input = Input(s, StringOp.IncrByFloat);
+        input.Float = d;
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        s.Writer.WriteBulkString(StringFunctions.FormatFloat(s.Storage.Result.Float));
+    }
+}

@@ -1,0 +1,127 @@
+// StoreHost: the server's key-value store (one KVStore for all databases) and the mapping of databases onto it.
+// Invariants:
+//  - A stored key is [physical database id, 2 bytes big-endian][the client's key]. SELECT n uses logical database n,
+//    which maps to a physical id. SWAPDB swaps two mappings; FLUSHDB gives the database a fresh id at once and
+//    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock.
+//  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
+//  - Until persistence exists (the durability issue), the store starts empty: stale segment files in --dir are
+//    removed at start, with a log line saying so.
+using Garnet.storage.Store;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.server.Storage;
+
+public sealed class StoreHost : IDisposable
+{
+    private const int MaxPhysicalIds = 1 << 16;
+
+    private readonly object _mapLock = new();
+    private readonly int[] _physical;
+    private readonly Queue<int> _freeIds = new();
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _expiry;
+    private Task _purge = Task.CompletedTask;
+
+    public StoreHost(ServerSettings settings, ILoggerFactory loggerFactory)
+    {
+        _logger = loggerFactory.CreateLogger("Garnet.Store");
+        string dir = Path.GetFullPath(settings.Dir);
+        Directory.CreateDirectory(dir);
+        var stale = Directory.EnumerateFiles(dir, "log.*").Concat(Directory.EnumerateFiles(dir, "obj.*")).ToList();
+        if (stale.Count > 0)
+        {
+            _logger.LogWarning("{Dir} holds {Count} log segment files from an earlier run; recovery is not built yet, so the store starts empty and removes them", dir, stale.Count);
+            foreach (var f in stale) File.Delete(f);
+        }
+        Store = new KVStore(new KVStoreSettings
+        {
+            Directory = dir,
+            MemoryBytes = settings.MemoryBytes,
+            KeyClasses = true,
+        });
+        _physical = Enumerable.Range(0, settings.Databases).ToArray();
+        for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
+        _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
+    }
+
+    public KVStore Store { get; }
+    public int Databases => _physical.Length;
+
+    /// <summary>The physical id that prefixes the keys of logical database db.</summary>
+    public int PhysicalId(int db) => Volatile.Read(ref _physical[db]);
+
+    public long KeyCount(int db) => Store.LiveKeyCountOf(PhysicalId(db));
+    public long ExpiringCount(int db) => Store.ExpiringKeyCountOf(PhysicalId(db));
+
+    public void SwapDb(int a, int b)
+    {
+        lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]);
+    }
+
+    /// <summary>Empties database db at once (a fresh physical id); the old keys are deleted in the background.</summary>
+    public void FlushDb(int db) => Flush([db]);
+
+    public void FlushAll() => Flush(Enumerable.Range(0, _physical.Length).ToArray());
+
+    /// <summary>Completes when the keys of every flushed database have been deleted (FLUSHDB SYNC waits for it).</summary>
+    public Task PurgeCompletion => _purge;
+
+    private void Flush(int[] dbs)
+    {
+        var retired = new List<int>();
+        lock (_mapLock)
+        {
+            foreach (int db in dbs)
+            {
+                if (Store.LiveKeyCountOf(_physical[db]) == 0) continue;
+                if (!_freeIds.TryDequeue(out int fresh)) throw new InvalidOperationException("no free database ids: too many flushes in flight");
+                retired.Add(_physical[db]);
+                Volatile.Write(ref _physical[db], fresh);
+            }
+            if (retired.Count == 0) return;
+            var previous = _purge;
+            _purge = Task.Run(async () =>
+            {
+                await previous.ConfigureAwait(false);
+                await PurgeAsync(retired).ConfigureAwait(false);
+            });
+        }
+    }
+
+    /// <summary>Deletes every key of the retired ids, then makes the ids available again.</summary>
+    private async Task PurgeAsync(List<int> ids)
+    {
+        try
+        {
+            var set = new HashSet<int>(ids);
+            using var session = Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions());
+            var batch = new List<IteratedRecord>();
+            using var it = new KeyIterator(Store);
+            bool more = true;
+            while (more && !_stop.IsCancellationRequested)
+            {
+                batch.Clear();
+                more = await it.NextBatchAsync(batch, 4096).ConfigureAwait(false);
+                foreach (var r in batch)
+                    if (r.Key.Length >= 2 && set.Contains((r.Key[0] << 8) | r.Key[1]))
+                        session.Delete(r.Key);
+                await session.CompletePendingAsync().ConfigureAwait(false);
+            }
+            // Keys written to a retired id cannot appear (nothing maps to it); anything left was created during the scan
+            // by a command that read the old mapping just before the flush: one more pass would catch it, the count says.
+            lock (_mapLock)
+                foreach (int id in ids)
+                    if (Store.LiveKeyCountOf(id) == 0) _freeIds.Enqueue(id);
+        }
+        catch (Exception ex) { _logger.LogError(ex, "Deleting the keys of flushed databases failed"); }
+    }
+
+    public void Dispose()
+    {
+        _stop.Cancel();
+        try { _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        try { _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        Store.Dispose();
+    }
+}

@@ -1,0 +1,169 @@
+using Garnet.client;
+
+namespace Garnet.test;
+
+/// <summary>Key and database commands through raw RESP (and StackExchange.Redis where it has them).</summary>
+[TestFixture]
+public class KeyCommandTests : ServerFixture
+{
+    private RespClient Raw() => new("127.0.0.1", _server.Port);
+
+    [Test]
+    public void DelExistsTypeTouch()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "1");
+        c.Execute("MSET", "a", "1", "b", "2", "c", "3");
+        Assert.That(c.Execute("TYPE", "a").Text, Is.EqualTo("string"));
+        Assert.That(c.Execute("TYPE", "zz").Text, Is.EqualTo("none"));
+        Assert.That(c.Execute("TOUCH", "a", "b", "zz").Integer, Is.EqualTo(2));
+        Assert.That(c.Execute("DEL", "a", "b", "zz").Integer, Is.EqualTo(2));
+        Assert.That(c.Execute("UNLINK", "c", "c").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("EXISTS", "a", "b", "c").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(0));
+    }
+
+    [Test]
+    public void ExpireFamily()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "2");
+        c.Execute("SET", "k", "v");
+        Assert.That(c.Execute("TTL", "k").Integer, Is.EqualTo(-1));
+        Assert.That(c.Execute("TTL", "nokey").Integer, Is.EqualTo(-2));
+        Assert.That(c.Execute("EXPIRE", "nokey", "10").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("EXPIRE", "k", "100", "XX").Integer, Is.EqualTo(0), "XX: no TTL yet");
+        Assert.That(c.Execute("EXPIRE", "k", "100", "NX").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("EXPIRE", "k", "200", "NX").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("EXPIRE", "k", "50", "GT").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("EXPIRE", "k", "150", "GT").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("EXPIRE", "k", "120", "LT").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("TTL", "k").Integer, Is.InRange(118, 120));
+        Assert.That(c.Execute("PEXPIRE", "k", "100000").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("PTTL", "k").Integer, Is.InRange(99_000, 100_000));
+        long at = DateTimeOffset.UtcNow.ToUnixTimeSeconds() + 1000;
+        Assert.That(c.Execute("EXPIREAT", "k", at.ToString()).Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("EXPIRETIME", "k").Integer, Is.EqualTo(at));
+        Assert.That(c.Execute("PEXPIRETIME", "k").Integer, Is.EqualTo(at * 1000));
+        Assert.That(c.Execute("PEXPIREAT", "k", (at * 1000 + 5).ToString()).Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("PEXPIRETIME", "k").Integer, Is.EqualTo(at * 1000 + 5));
+        Assert.That(c.Execute("EXPIRETIME", "nokey").Integer, Is.EqualTo(-2));
+        Assert.That(c.Execute("PERSIST", "k").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("PERSIST", "k").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("EXPIRETIME", "k").Integer, Is.EqualTo(-1));
+        Assert.That(c.Execute("EXPIRE", "k", "10", "NX", "XX").Text, Is.EqualTo("ERR NX and XX, GT or LT options at the same time are not compatible"));
+        Assert.That(c.Execute("EXPIRE", "k", "10", "GT", "LT").Text, Is.EqualTo("ERR GT and LT options at the same time are not compatible"));
+        Assert.That(c.Execute("EXPIRE", "k", "10", "FOO").Text, Is.EqualTo("ERR Unsupported option FOO"));
+        Assert.That(c.Execute("EXPIRE", "k", "x").Text, Is.EqualTo("ERR value is not an integer or out of range"));
+        Assert.That(c.Execute("EXPIRE", "k", "9223372036854775807").Text, Is.EqualTo("ERR invalid expire time in 'expire' command"));
+        Assert.That(c.Execute("EXPIRE", "k", "-1").Integer, Is.EqualTo(1), "a time in the past deletes the key");
+        Assert.That(c.Execute("EXISTS", "k").Integer, Is.EqualTo(0));
+    }
+
+    [Test]
+    public void ExpiredKeysAreInvisibleAndActiveExpiryFreesThem()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "3");
+        for (int i = 0; i < 500; i++) c.Execute("SET", "e" + i, "v", "PX", "100");
+        c.Execute("SET", "keep", "v");
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(501));
+        Assert.That(c.Execute("INFO", "keyspace").Text, Does.Contain("db3:keys=501,expires=500,avg_ttl=0"));
+        Thread.Sleep(150);
+        Assert.That(c.Execute("GET", "e1").IsNull, Is.True);
+        Assert.That(c.Execute("EXISTS", "e2").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("TTL", "e3").Integer, Is.EqualTo(-2));
+        Assert.That(c.Execute("INCR", "e4").Integer, Is.EqualTo(1), "an expired key counts as missing for INCR");
+        // Nobody reads the rest: active expiry deletes them within a few ticks.
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (c.Execute("DBSIZE").Integer > 2 && DateTime.UtcNow < deadline) Thread.Sleep(50);
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(2));
+        Assert.That(c.Execute("INFO", "keyspace").Text, Does.Contain("db3:keys=2,expires=0,avg_ttl=0"));
+    }
+
+    [Test]
+    public void RenameCopyMove()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "4");
+        c.Execute("SET", "src", "v", "EX", "100");
+        Assert.That(c.Execute("RENAME", "src", "dst").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("GET", "dst").Text, Is.EqualTo("v"));
+        Assert.That(c.Execute("TTL", "dst").Integer, Is.InRange(98, 100), "RENAME keeps the TTL");
+        Assert.That(c.Execute("EXISTS", "src").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("RENAME", "src", "x").Text, Is.EqualTo("ERR no such key"));
+        c.Execute("SET", "other", "o");
+        Assert.That(c.Execute("RENAMENX", "dst", "other").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("RENAMENX", "dst", "fresh").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("COPY", "fresh", "other").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("COPY", "fresh", "other", "REPLACE").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("GET", "other").Text, Is.EqualTo("v"));
+        Assert.That(c.Execute("COPY", "fresh", "fresh").Text, Is.EqualTo("ERR source and destination objects are the same"));
+        Assert.That(c.Execute("COPY", "fresh", "indb5", "DB", "5").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("MOVE", "fresh", "5").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("MOVE", "other", "4").Text, Is.EqualTo("ERR source and destination objects are the same"));
+        Assert.That(c.Execute("MOVE", "other", "99").Text, Is.EqualTo("ERR DB index is out of range"));
+        Assert.That(c.Execute("EXISTS", "fresh").Integer, Is.EqualTo(0));
+        c.Execute("SELECT", "5");
+        Assert.That(c.Execute("MGET", "fresh", "indb5").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "v", "v" }));
+    }
+
+    [Test]
+    public void DatabasesAreSeparateAndSwapFlush()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "6");
+        for (int i = 0; i < 100; i++) c.Execute("SET", "k" + i, "six");
+        c.Execute("SELECT", "7");
+        c.Execute("SET", "k1", "seven");
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("SWAPDB", "6", "7").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(100));
+        Assert.That(c.Execute("GET", "k1").Text, Is.EqualTo("six"));
+        Assert.That(c.Execute("SWAPDB", "6", "x").Text, Is.EqualTo("ERR invalid second DB index"));
+        Assert.That(c.Execute("SWAPDB", "6", "100").Text, Is.EqualTo("ERR DB index is out of range"));
+        Assert.That(c.Execute("FLUSHDB", "SYNC").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("GET", "k1").IsNull, Is.True);
+        c.Execute("SELECT", "6");
+        Assert.That(c.Execute("GET", "k1").Text, Is.EqualTo("seven"));
+        Assert.That(c.Execute("FLUSHDB", "WHAT").Text, Is.EqualTo("ERR syntax error"));
+    }
+
+    [Test]
+    public void KeysScanRandomKey()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "8");
+        for (int i = 0; i < 300; i++) c.Execute("SET", (i % 3 == 0 ? "user:" : "item:") + i, "v");
+        var keys = c.Execute("KEYS", "user:*").Elements!.Select(e => e.Text!).ToList();
+        Assert.That(keys, Has.Count.EqualTo(100));
+        Assert.That(keys, Is.All.StartsWith("user:"));
+        Assert.That(c.Execute("KEYS", "*").Elements!, Has.Length.EqualTo(300));
+
+        var seen = new List<string>();
+        string cursor = "0";
+        int calls = 0;
+        do
+        {
+            var r = c.Execute("SCAN", cursor, "COUNT", "20");
+            cursor = r.Elements![0].Text!;
+            seen.AddRange(r.Elements[1].Elements!.Select(e => e.Text!));
+            calls++;
+        } while (cursor != "0" && calls < 1000);
+        Assert.That(seen.Distinct().Count(), Is.EqualTo(300));
+        var matched = new List<string>();
+        cursor = "0";
+        do
+        {
+            var r = c.Execute("SCAN", cursor, "MATCH", "item:1*");
+            cursor = r.Elements![0].Text!;
+            matched.AddRange(r.Elements[1].Elements!.Select(e => e.Text!));
+        } while (cursor != "0");
+        Assert.That(matched.Distinct().OrderBy(x => x), Is.EqualTo(Enumerable.Range(0, 300).Where(i => i % 3 != 0).Select(i => "item:" + i).Where(k => k.StartsWith("item:1")).OrderBy(x => x)));
+        Assert.That(c.Execute("SCAN", "abc").Text, Is.EqualTo("ERR invalid cursor"));
+        Assert.That(c.Execute("RANDOMKEY").Text, Does.StartWith("user:").Or.StartWith("item:"));
+        c.Execute("SELECT", "9");
+        Assert.That(c.Execute("RANDOMKEY").IsNull, Is.True);
+    }
+}
