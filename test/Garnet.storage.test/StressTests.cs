@@ -107,7 +107,7 @@ public class LargerThanMemoryMeasurement
             Assert.That(tally.Wrong, Is.EqualTo(0));
             long rss = Environment.WorkingSet;
             TestContext.Progress.WriteLine(
-                $"larger-than-memory: {keys} keys, log {logBytes >> 20} MiB, budget {budget >> 20} MiB (log pages) + index {store.Index.MemoryBytes >> 20} MiB; " +
+                $"larger-than-memory: {keys} keys, log {logBytes >> 20} MiB, budget {budget >> 20} MiB (covers index, objects and log pages; the index alone is {store.Index.MemoryBytes >> 20} MiB, so the log keeps its minimum of 2 pages); " +
                 $"write {keys / writeSecs:N0} ops/s; read {keys / readSecs:N0} ops/s ({tally.Found} of {keys} from disk); " +
                 $"disk {store.Device.SizeOnDisk >> 20} MiB; process RSS {rss >> 20} MiB");
             reader.Dispose();
