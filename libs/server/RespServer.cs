@@ -151,7 +151,7 @@ public sealed class RespServer : IDisposable
         foreach (var s in Clients.Snapshot()) s.Kill();
         deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
         while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
-        Store.Dispose();
+        Store.Dispose(connectionsIdle: Clients.Count == 0);
         _logger.LogInformation("Server stopped");
     }
 

@@ -158,3 +158,25 @@ public class StringCommandTests : ServerFixture
         Assert.That(r.Execute("GET", "n:concurrent").Text, Is.EqualTo("8000"));
     }
 }
+
+[TestFixture]
+public class StringEdgeCaseTests : ServerFixture
+{
+    [Test]
+    public void RedisEdgeCases()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        Assert.That(c.Execute("INCRBYFLOAT", "e:f", "0.1").Text, Is.EqualTo("0.1"));
+        Assert.That(c.Execute("INCRBYFLOAT", "e:f", "0.2").Text, Is.EqualTo("0.3"), "long-double-like result, as Redis prints it");
+        Assert.That(c.Execute("GET", "e:f").Text, Is.EqualTo("0.3"));
+        Assert.That(c.Execute("INCRBYFLOAT", "e:g", "5.0e3").Text, Is.EqualTo("5000"));
+        Assert.That(c.Execute("SET", "e:s", "v", "NX", "NX").Text, Is.EqualTo("OK"), "a repeated option is allowed");
+        Assert.That(c.Execute("SET", "e:s", "v", "EX", "-1", "FOO").Text, Is.EqualTo("ERR syntax error"), "syntax is checked before the expire value");
+        Assert.That(c.Execute("SET", "e:s", "v", "EX", "10", "EX", "20").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("TTL", "e:s").Integer, Is.InRange(19, 20), "the last EX wins");
+        Assert.That(c.Execute("EXPIRE", "e:s", "abc", "FOO").Text, Is.EqualTo("ERR Unsupported option FOO"));
+        Assert.That(c.Execute("SETRANGE", "e:s", "9223372036854775800", "x").Text, Is.EqualTo("ERR string exceeds maximum allowed size (proto-max-bulk-len)"));
+        Assert.That(c.Execute("SETRANGE", "e:s", "999999999999", "").Integer, Is.EqualTo(1), "an empty value only reports the length");
+        Assert.That(c.Execute("SCAN", "+5").Text, Is.EqualTo("ERR invalid cursor"));
+    }
+}

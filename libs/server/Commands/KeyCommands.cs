@@ -41,7 +41,6 @@ public static class KeyCommands
 
     private static void ExpireCore(RespServerSession s, bool seconds, bool absolute, string command)
     {
-        if (!NumberParsing.TryParseInt64(s.Arg(2), out long v)) { s.WriteError(NotInteger); return; }
         var flags = ExpireFlags.None;
         for (int i = 3; i < s.Argc; i++)
         {
@@ -56,6 +55,7 @@ public static class KeyCommands
         { s.WriteError("ERR NX and XX, GT or LT options at the same time are not compatible"); return; }
         if (flags.HasFlag(ExpireFlags.Gt) && flags.HasFlag(ExpireFlags.Lt))
         { s.WriteError("ERR GT and LT options at the same time are not compatible"); return; }
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long v)) { s.WriteError(NotInteger); return; }
         long ms;
         try
         {
@@ -223,7 +223,8 @@ public static class KeyCommands
     /// </summary>
     public static void Scan(RespServerSession s)
     {
-        if (!ulong.TryParse(s.ArgString(1), out ulong cursor)) { s.WriteError("ERR invalid cursor"); return; }
+        if (!ulong.TryParse(s.ArgString(1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out ulong cursor))
+        { s.WriteError("ERR invalid cursor"); return; }
         string? pattern = null, type = null;
         long count = 10;
         for (int i = 2; i < s.Argc; i++)

@@ -85,23 +85,25 @@ public static class StringCommands
     {
         var flags = SetFlags.None;
         long at = 0;
-        bool hasExpire = false;
+        int expireArg = -1;
+        string? unit = null;
         for (int i = 3; i < s.Argc; i++)
         {
+            // As in Redis: an option may repeat (the last value wins), but options that exclude each other may not meet.
             var a = s.Arg(i);
-            if (Ascii(a, "NX") && (flags & (SetFlags.Xx | SetFlags.Nx)) == 0) flags |= SetFlags.Nx;
-            else if (Ascii(a, "XX") && (flags & (SetFlags.Xx | SetFlags.Nx)) == 0) flags |= SetFlags.Xx;
+            if (Ascii(a, "NX") && (flags & SetFlags.Xx) == 0) flags |= SetFlags.Nx;
+            else if (Ascii(a, "XX") && (flags & SetFlags.Nx) == 0) flags |= SetFlags.Xx;
             else if (Ascii(a, "GET")) flags |= SetFlags.Get;
-            else if (Ascii(a, "KEEPTTL") && !hasExpire) flags |= SetFlags.KeepTtl;
-            else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && !hasExpire
-                     && (flags & SetFlags.KeepTtl) == 0 && i + 1 < s.Argc)
+            else if (Ascii(a, "KEEPTTL") && unit is null) flags |= SetFlags.KeepTtl;
+            else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && (flags & SetFlags.KeepTtl) == 0
+                     && (unit is null || Ascii(a, unit)) && i + 1 < s.Argc)
             {
-                if (!TryExpiration(s, a, s.Arg(i + 1), "set", out at)) return;
-                hasExpire = true;
-                i++;
+                unit = System.Text.Encoding.ASCII.GetString(a).ToUpperInvariant();
+                expireArg = ++i;
             }
             else { s.WriteError(Syntax); return; }
         }
+        if (unit is not null && !TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(expireArg), "set", out at)) return;
         var st = s.Storage;
         if (flags == SetFlags.None)
         {
@@ -229,7 +231,8 @@ public static class StringCommands
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset)) { s.WriteError(NotInteger); return; }
         if (offset < 0) { s.WriteError("ERR offset is out of range"); return; }
-        if (offset + s.Arg(3).Length > StringFunctions.MaxValueLength) { s.WriteError(StringFunctions.TooBig); return; }
+        if (s.Arg(3).Length == 0) { StrLen(s); return; } // nothing to write: Redis answers the current length
+        if (offset > StringFunctions.MaxValueLength - s.Arg(3).Length) { s.WriteError(StringFunctions.TooBig); return; }
         var input = Input(s, StringOp.SetRange, 3);
         input.Number = offset;
         var st = s.Storage.Rmw(s.Arg(1), ref input);
@@ -265,10 +268,10 @@ public static class StringCommands
     public static void IncrByFloat(RespServerSession s)
     {
         if (!NumberParsing.TryParseDouble(s.Arg(2), out double d)) { s.WriteError(StringFunctions.NotFloat); return; }
-        var input = Input(s, StringOp.IncrByFloat);
+        var input = Input(s, StringOp.IncrByFloat, 2);
         input.Float = d;
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
-        s.Writer.WriteBulkString(StringFunctions.FormatFloat(s.Storage.Result.Float));
+        s.Writer.WriteBulkString(s.Storage.Result.Text ?? "0");
     }
 }

@@ -4,6 +4,7 @@
 // Records already on disk take no memory; they are dropped by compaction (durability issue).
 using Garnet.storage.Log;
 using Garnet.storage.Store;
+using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Storage;
 
@@ -22,12 +23,19 @@ internal static class ActiveExpiry
             try { await Task.Delay(100, stop).ConfigureAwait(false); }
             catch (OperationCanceledException) { return; }
             if (store.ExpiringKeyCount == 0) continue;
-            // Records below this tail are completely written once every operation in flight now has finished.
-            long end = store.Log.TailAddress;
-            await store.WaitForOperationsInFlightAsync().ConfigureAwait(false);
-            expired.Clear();
-            cursor = ExpiryScan.Collect(store, cursor, end, RecordsPerTick, expired);
-            foreach (var key in expired) session.DeleteIfExpired(key);
+            try
+            {
+                // Records below this tail are completely written once every operation in flight now has finished.
+                long end = store.Log.TailAddress;
+                await store.WaitForOperationsInFlightAsync().ConfigureAwait(false);
+                expired.Clear();
+                cursor = ExpiryScan.Collect(store, cursor, end, RecordsPerTick, expired);
+                foreach (var key in expired) session.DeleteIfExpired(key);
+            }
+            catch (Exception ex) when (ex is not OperationCanceledException)
+            {
+                host.Logger.LogError(ex, "Active expiry failed; it goes on at the next tick");
+            }
         }
     }
 }
@@ -51,6 +59,7 @@ internal static unsafe class ExpiryScan
                 byte* r = log.GetPhysical(cursor);
                 if (!RecordLayout.IsPresent(r)) { cursor = pageEnd; continue; }
                 int size = RecordLayout.TotalSize(r);
+                if (size <= 0 || size > pageEnd - cursor) { cursor = pageEnd; continue; }
                 ulong info = Volatile.Read(ref RecordLayout.Info(r));
                 if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone)) == 0 && RecordLayout.HasExpiration(r)
                     && RecordLayout.Expiration(r) <= now)

@@ -37,6 +37,22 @@ public static class NumberParsing
         return true;
     }
 
+    /// <summary>a + b in decimal, as text with trailing zeros cut (false when either is not a decimal-sized number).</summary>
+    public static bool TryAddDecimal(ReadOnlySpan<byte> a, ReadOnlySpan<byte> b, out string? text)
+    {
+        text = null;
+        var style = NumberStyles.Float;
+        if (!decimal.TryParse(Encoding.ASCII.GetString(a), style, CultureInfo.InvariantCulture, out decimal x)) return false;
+        if (!decimal.TryParse(Encoding.ASCII.GetString(b), style, CultureInfo.InvariantCulture, out decimal y)) return false;
+        decimal sum;
+        try { sum = x + y; } catch (OverflowException) { return false; }
+        string t = sum.ToString(CultureInfo.InvariantCulture);
+        if (t.Contains('.')) t = t.TrimEnd('0').TrimEnd('.');
+        if (t == "-0") t = "0";
+        text = t;
+        return true;
+    }
+
     public static bool TryParseDouble(ReadOnlySpan<byte> s, out double value)
     {
         value = 0;

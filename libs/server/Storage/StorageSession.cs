@@ -65,7 +65,10 @@ public sealed class StorageSession : IDisposable
     public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, int db = -1)
     {
         Output();
-        var st = _session.Upsert(StoredKey(key, db < 0 ? Database : db), value, expiration);
+        var stored = StoredKey(key, db < 0 ? Database : db);
+        var st = value.Length > LargeValue.InlineLimit
+            ? _session.Upsert(stored, new LargeValue(value.ToArray()), expiration)
+            : _session.Upsert(stored, value, expiration);
         if (st.IsPending()) st = Wait();
         return Result.Status = st;
     }
@@ -88,7 +91,8 @@ public sealed class StorageSession : IDisposable
     private Status Wait()
     {
         // The completion callback stores the final status in Result.
-        if (!_session.CompletePending(wait: true)) throw new TimeoutException("a disk read did not complete in time");
+        // No time limit: an op abandoned here would stay queued and later run against a reused receive buffer.
+        while (!_session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
         return Result.Status;
     }
 

@@ -28,7 +28,8 @@ public sealed class StoreHost : IDisposable
         _logger = loggerFactory.CreateLogger("Garnet.Store");
         string dir = Path.GetFullPath(settings.Dir);
         Directory.CreateDirectory(dir);
-        var stale = Directory.EnumerateFiles(dir, "log.*").Concat(Directory.EnumerateFiles(dir, "obj.*")).ToList();
+        var stale = Directory.EnumerateFiles(dir)
+            .Where(f => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(f), @"^(log|obj)\.[0-9]+$")).ToList();
         if (stale.Count > 0)
         {
             _logger.LogWarning("{Dir} holds {Count} log segment files from an earlier run; recovery is not built yet, so the store starts empty and removes them", dir, stale.Count);
@@ -39,6 +40,7 @@ public sealed class StoreHost : IDisposable
             Directory = dir,
             MemoryBytes = settings.MemoryBytes,
             KeyClasses = true,
+            ObjectSerializer = new ServerObjectSerializer(),
         });
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
         for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
@@ -46,6 +48,7 @@ public sealed class StoreHost : IDisposable
     }
 
     public KVStore Store { get; }
+    internal ILogger Logger => _logger;
     public int Databases => _physical.Length;
 
     /// <summary>The physical id that prefixes the keys of logical database db.</summary>
@@ -97,7 +100,7 @@ public sealed class StoreHost : IDisposable
             var set = new HashSet<int>(ids);
             using var session = Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions());
             var batch = new List<IteratedRecord>();
-            using var it = new KeyIterator(Store);
+            using var it = new KeyIterator(Store) { IncludeExpired = true }; // expired keys count until deleted
             bool more = true;
             while (more && !_stop.IsCancellationRequested)
             {
@@ -117,11 +120,17 @@ public sealed class StoreHost : IDisposable
         catch (Exception ex) { _logger.LogError(ex, "Deleting the keys of flushed databases failed"); }
     }
 
-    public void Dispose()
+    /// <summary>Stops background work and frees the store; with connections still inside commands, the store is left
+    /// for the process exit to reclaim (freeing it under them would be a use-after-free).</summary>
+    public void Dispose(bool connectionsIdle = true)
     {
         _stop.Cancel();
-        try { _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
-        try { _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
-        Store.Dispose();
+        bool quiet = true;
+        try { quiet &= _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        if (quiet && connectionsIdle) Store.Dispose();
+        else _logger.LogWarning("The store was not freed: work was still running at shutdown");
     }
+
+    void IDisposable.Dispose() => Dispose(true);
 }

@@ -41,10 +41,12 @@ public sealed class OpResult
     public string? Error;
     public byte[]? Old;         // the previous value (SET ... GET, GETEX)
     public bool Hit;
+    public int NewLength;       // length of the value being created (when it goes into a LargeValue object)
+    public string? Text;        // INCRBYFLOAT's result as stored
 
     public void Reset()
     {
-        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false;
+        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null;
     }
 }
 
@@ -72,15 +74,44 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         var r = output.Result;
         r.Hit = true;
-        if (record.IsObject) { r.Error = WrongType; return true; }
+        if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
-            case StringOp.Get: r.Writer.WriteBulkString(record.Value); break;
-            case StringOp.StrLen: r.Number = record.ValueLength; break;
-            case StringOp.GetRange: r.Writer.WriteBulkString(Range(record.Value, input.Number, input.Number2)); break;
+            case StringOp.Get: r.Writer.WriteBulkString(value); break;
+            case StringOp.StrLen: r.Number = value.Length; break;
+            case StringOp.GetRange: r.Writer.WriteBulkString(Range(value, input.Number, input.Number2)); break;
             case StringOp.Ttl: r.Number = record.Expiration; break;
         }
         return true;
+    }
+
+    /// <summary>The record's string bytes, inline or in a LargeValue; false for other object types (WRONGTYPE).</summary>
+    public static bool TryGetString(ref RecordRef record, out ReadOnlySpan<byte> value)
+    {
+        if (!record.IsObject) { value = record.Value; return true; }
+        if (record.Object is LargeValue lv) { value = lv.Span; return true; }
+        value = default;
+        return false;
+    }
+
+    /// <summary>A value longer than LargeValue.InlineLimit becomes an object record (its length kept for the updater).</summary>
+    private static int Shape(int length, OpResult r)
+    {
+        r.NewLength = length;
+        return length > LargeValue.InlineLimit ? RecordRef.ObjectValue : length;
+    }
+
+    /// <summary>Where an updater writes the new value: the record's bytes, or a new array that becomes a LargeValue.</summary>
+    private static Span<byte> Target(ref RecordRef newRecord, OpResult r, out byte[]? large)
+    {
+        if (!newRecord.IsObject) { large = null; return newRecord.ValueSpan; }
+        large = new byte[r.NewLength];
+        return large;
+    }
+
+    private static void Finish(ref RecordRef newRecord, byte[]? large)
+    {
+        if (large is not null) newRecord.SetObject(new LargeValue(large));
     }
 
     /// <summary>GETRANGE's slice: negative offsets count from the end, both ends inclusive, clamped.</summary>
@@ -104,26 +135,27 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         var r = output.Result;
         valueLength = 0;
         expiration = 0;
+        r.Old = null; // a retry after a lost race may land here after an earlier attempt saw a value
         switch (input.Op)
         {
             case StringOp.Set:
                 if ((input.Flags & (byte)SetFlags.Xx) != 0) return false;
-                valueLength = input.Length;
+                valueLength = Shape(input.Length, r);
                 expiration = input.Number;
                 return true;
             case StringOp.Append:
-                valueLength = input.Length;
+                valueLength = Shape(input.Length, r);
                 return true;
             case StringOp.SetRange:
                 if (input.Length == 0) return false; // SETRANGE on a missing key with an empty value creates nothing
-                valueLength = checked((int)(input.Number + input.Length));
+                valueLength = Shape(checked((int)(input.Number + input.Length)), r);
                 return true;
             case StringOp.IncrBy:
-                valueLength = DigitCount(input.Number);
+                valueLength = Shape(DigitCount(input.Number), r);
                 return true;
             case StringOp.IncrByFloat:
-                if (!double.IsFinite(input.Float)) { r.Error = NaNOrInfinity; return false; }
-                valueLength = FormatFloat(input.Float).Length;
+                if (!TryIncrementFloat("0"u8, ref input, r, out string created)) return false;
+                valueLength = Shape(created.Length, r);
                 return true;
             default:
                 return false; // EXPIRE, PERSIST, GETEX on a missing key
@@ -133,7 +165,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public void InitialUpdater(ReadOnlySpan<byte> key, ref StringInput input, ref RecordRef newRecord, ref StringOutput output)
     {
         var r = output.Result;
-        var v = newRecord.ValueSpan;
+        var v = Target(ref newRecord, r, out var large);
         switch (input.Op)
         {
             case StringOp.Set:
@@ -151,10 +183,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = input.Number;
                 break;
             case StringOp.IncrByFloat:
-                System.Text.Encoding.ASCII.GetBytes(FormatFloat(input.Float), v);
-                r.Float = input.Float;
+                TryIncrementFloat("0"u8, ref input, r, out string created);
+                System.Text.Encoding.ASCII.GetBytes(created, v);
                 break;
         }
+        Finish(ref newRecord, large);
     }
 
     // ---- RMW: changing in place ----
@@ -163,8 +196,8 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         var r = output.Result;
         r.Hit = true;
-        if (record.IsObject) { r.Error = WrongType; return UpdateAction.Abort; }
-        var old = record.Value;
+        // A LargeValue never fits in place (FitsInPlace is false for objects): changes to it copy.
+        if (!TryGetString(ref record, out var old)) { r.Error = WrongType; return UpdateAction.Abort; }
         switch (input.Op)
         {
             case StringOp.Set:
@@ -211,7 +244,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             }
             case StringOp.IncrByFloat:
             {
-                if (!TryIncrementFloat(old, input.Float, r, out string text)) return UpdateAction.Abort;
+                if (!TryIncrementFloat(old, ref input, r, out string text)) return UpdateAction.Abort;
                 if (!record.FitsInPlace(text.Length)) return UpdateAction.NeedCopy;
                 System.Text.Encoding.ASCII.GetBytes(text, record.WritableValue(text.Length));
                 return UpdateAction.Done;
@@ -244,49 +277,34 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         r.Hit = true;
         valueLength = 0;
         expiration = oldRecord.Expiration;
-        if (oldRecord.IsObject) { r.Error = WrongType; return false; }
-        var old = oldRecord.Value;
+        if (!TryGetString(ref oldRecord, out var old)) { r.Error = WrongType; return false; }
+        valueLength = Shape(NewLengthOf(ref input, old, r), r);
+        if (r.Error is not null) return false;
         switch (input.Op)
         {
             case StringOp.Set:
                 if ((input.Flags & (byte)SetFlags.Get) != 0) r.Old = old.ToArray();
                 if ((input.Flags & (byte)SetFlags.Nx) != 0) return false;
-                valueLength = input.Length;
                 if ((input.Flags & (byte)SetFlags.KeepTtl) == 0) expiration = input.Number;
                 return true;
             case StringOp.Append:
-            {
-                long n = (long)old.Length + input.Length;
-                if (n > MaxValueLength) { r.Error = TooBig; return false; }
-                valueLength = (int)n;
-                return true;
-            }
+            case StringOp.IncrBy:
+            case StringOp.IncrByFloat:
+                return true; // NewLengthOf checked and sized them
             case StringOp.SetRange:
                 if (input.Length == 0) { r.Number = old.Length; return false; }
-                valueLength = (int)Math.Max(old.Length, input.Number + input.Length);
-                return true;
-            case StringOp.IncrBy:
-                if (!TryIncrement(old, input.Number, r, out long value)) return false;
-                valueLength = DigitCount(value);
-                return true;
-            case StringOp.IncrByFloat:
-                if (!TryIncrementFloat(old, input.Float, r, out string text)) return false;
-                valueLength = text.Length;
                 return true;
             case StringOp.Expire:
                 if (!ExpireAllowed(oldRecord.Expiration, input.Number, input.Flags)) { r.Number = 0; return false; }
                 r.Number = 1;
-                valueLength = old.Length;
                 expiration = input.Number;
                 return true;
             case StringOp.Persist:
                 r.Number = oldRecord.HasExpiration ? 1 : 0;
-                valueLength = old.Length;
                 expiration = 0;
                 return oldRecord.HasExpiration;
             case StringOp.GetEx:
                 r.Old = old.ToArray();
-                valueLength = old.Length;
                 if ((input.Flags & (byte)ExpireFlags.Persist) != 0) { expiration = 0; return oldRecord.HasExpiration; }
                 if (input.Number == 0) return false;
                 expiration = input.Number;
@@ -295,11 +313,30 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         return false;
     }
 
+    /// <summary>Length of the value a copy will hold (errors for APPEND past the limit, INCR on a non-number, ...).</summary>
+    private static int NewLengthOf(ref StringInput input, ReadOnlySpan<byte> old, OpResult r)
+    {
+        switch (input.Op)
+        {
+            case StringOp.Set: return input.Length;
+            case StringOp.Append:
+            {
+                long n = (long)old.Length + input.Length;
+                if (n > MaxValueLength) { r.Error = TooBig; return 0; }
+                return (int)n;
+            }
+            case StringOp.SetRange: return (int)Math.Max(old.Length, input.Number + input.Length);
+            case StringOp.IncrBy: return TryIncrement(old, input.Number, r, out long value) ? DigitCount(value) : 0;
+            case StringOp.IncrByFloat: return TryIncrementFloat(old, ref input, r, out string text) ? text.Length : 0;
+            default: return old.Length;
+        }
+    }
+
     public void CopyUpdater(ref RecordRef oldRecord, ref StringInput input, ref RecordRef newRecord, ref StringOutput output)
     {
         var r = output.Result;
-        var old = oldRecord.Value;
-        var v = newRecord.ValueSpan;
+        TryGetString(ref oldRecord, out var old);
+        var v = Target(ref newRecord, r, out var large);
         switch (input.Op)
         {
             case StringOp.Set:
@@ -322,13 +359,14 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = value;
                 break;
             case StringOp.IncrByFloat:
-                TryIncrementFloat(old, input.Float, r, out string text);
+                TryIncrementFloat(old, ref input, r, out string text);
                 System.Text.Encoding.ASCII.GetBytes(text, v);
                 break;
             default:
                 old.CopyTo(v); // EXPIRE, PERSIST, GETEX: same value, new expiration
                 break;
         }
+        Finish(ref newRecord, large);
     }
 
     public void ReadCompleted(ReadOnlySpan<byte> key, ref StringInput input, ref StringOutput output, Status status) => output.Result.Status = status;
@@ -360,14 +398,20 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         return true;
     }
 
-    private static bool TryIncrementFloat(ReadOnlySpan<byte> old, double delta, OpResult r, out string text)
+    /// <summary>
+    /// INCRBYFLOAT. Redis adds in long double and prints 17 digits with trailing zeros cut, so 0.1 + 0.2 gives "0.3".
+    /// Decimal arithmetic (28 digits) gives the same text wherever both numbers fit a decimal; beyond that, doubles.
+    /// The increment's own text is input.Value.
+    /// </summary>
+    private static bool TryIncrementFloat(ReadOnlySpan<byte> old, ref StringInput input, OpResult r, out string text)
     {
         text = "";
         if (!NumberParsing.TryParseDouble(old, out double current)) { r.Error = NotFloat; return false; }
-        double value = current + delta;
+        double value = current + input.Float;
         if (!double.IsFinite(value)) { r.Error = NaNOrInfinity; return false; }
-        text = FormatFloat(value);
+        text = NumberParsing.TryAddDecimal(old, input.Value, out string? exact) ? exact! : FormatFloat(value);
         r.Float = value;
+        r.Text = text;
         return true;
     }
 

@@ -72,8 +72,19 @@ public static unsafe class RecordLayout
     /// <summary>True when a record starts here (the always-set Present bit).</summary>
     public static bool IsPresent(byte* record) => (*(ulong*)record & RecordInfo.Present) != 0;
 
-    /// <summary>Total bytes of the record, from its header.</summary>
-    public static int TotalSize(byte* record) => Size(KeyLength(record), ValueCapacity(record), HasExpiration(record));
+    /// <summary>
+    /// Total bytes of the record, from its header. The length word is read once: writers change it with one 8-byte store
+    /// (value length and slack together), so a scan that races a writer sees the old or the new word, never a mix, and
+    /// the total size is the same in both.
+    /// </summary>
+    public static int TotalSize(byte* record)
+    {
+        ulong word = Volatile.Read(ref *(ulong*)(record + 8));
+        int keyLength = (int)(word & MaxKeyLength);
+        int slack = (int)((uint)word >> 29);
+        int valueLength = (int)(word >> 32);
+        return Size(keyLength, Align8(valueLength) + slack * 8, HasExpiration(record));
+    }
 
     public const int ObjectValueSize = 16;
 

@@ -44,6 +44,9 @@ public sealed class KeyIterator : IDisposable
         Cursor = Math.Max(_log.PageStart(_log.PageOf(startAddress)), _log.BeginAddress);
     }
 
+    /// <summary>Also yield records that have expired (they still count as keys until deleted).</summary>
+    public bool IncludeExpired { get; init; }
+
     /// <summary>Stops the iteration early (lets writers unlink replaced records again).</summary>
     public void Dispose()
     {
@@ -102,7 +105,7 @@ public sealed class KeyIterator : IDisposable
                 var value = obj;
                 if (value is null && IteratorScan.ObjectOnDisk(record, out long objectAddress, out int objectLength))
                     value = await StoreIo.LoadObjectBytesAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
-                IteratorScan.AddIfLive(_store, record, address, value, batch);
+                IteratorScan.AddIfLive(_store, record, address, value, batch, IncludeExpired);
             }
             Cursor = pageEnd;
         }
@@ -255,12 +258,12 @@ internal static unsafe class IteratorScan
         finally { store.Epoch.Release(); }
     }
 
-    public static void AddIfLive(KVStore store, byte[] record, long address, byte[]? obj, List<IteratedRecord> batch)
+    public static void AddIfLive(KVStore store, byte[] record, long address, byte[]? obj, List<IteratedRecord> batch, bool includeExpired = false)
     {
         fixed (byte* r = record)
         {
             if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Tombstone) != 0) return;
-            if (store.IsExpired(r)) return;
+            if (!includeExpired && store.IsExpired(r)) return;
             bool isObject = RecordLayout.IsObject(r);
             if (isObject && obj is null) return; // its object was dropped: the record was replaced meanwhile
             batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? obj! : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), isObject));

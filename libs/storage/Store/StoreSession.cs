@@ -243,7 +243,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             // Freed space: always for a new key; for a replacement only while no iterator runs (see KeyIterator).
             if (obj is null && (!existed || _store.ActiveIterators == 0))
             {
-                int reusedSize = TryTakeFree(size, expiration != 0, link.Previous, out long freeAddress);
+                // A replacement goes only above the record it replaces: a scan whose cursor has not passed the old record
+                // then still finds the new one (SCAN cursors are addresses).
+                int reusedSize = TryTakeFree(size, expiration != 0, existed ? Math.Max(link.Previous, address) : link.Previous, out long freeAddress);
                 if (reusedSize > 0)
                 {
                     byte* frec = _log.GetPhysical(freeAddress);
@@ -481,8 +483,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 var oldRef = copyFromOld ? MemRef(rec, address, false) : default;
                 outcome = copyFromOld
-                    ? TryCopyUpdate(key, slot, tag, entry, link, ref oldRef, ref input, ref output, out status)
-                    : TryInitialUpdate(key, slot, tag, entry, link, existed, existed && RecordLayout.HasExpiration(rec), ref input, ref output, out status);
+                    ? TryCopyUpdate(key, slot, tag, entry, link, address, ref oldRef, ref input, ref output, out status)
+                    : TryInitialUpdate(key, slot, tag, entry, link, existed ? address : 0, existed, existed && RecordLayout.HasExpiration(rec), ref input, ref output, out status);
             }
             catch
             {
@@ -504,7 +506,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private enum Attempt { Done, Conflict, NoSpace }
 
-    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, ref RecordRef old,
+    private Attempt TryCopyUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, long oldAddress, ref RecordRef old,
         ref TInput input, ref TOutput output, out Status status)
     {
         if (!_functions.NeedCopyUpdate(ref old, ref input, ref output, out int length, out long expiration))
@@ -513,7 +515,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             return Attempt.Done;
         }
         // Freed space only while no iterator runs (a replacement placed below an iterator's end could hide the key).
-        if (!TryPlaceNew(key, link, length, expiration, _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
+        if (!TryPlaceNew(key, link, oldAddress, length, expiration, _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
         {
             status = 0;
             return Attempt.NoSpace;
@@ -542,13 +544,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// Finds room for an RMW's new record: freed space when allowed and available (reusedSize > 0: its header stays
     /// invalid until Publish), else the tail (header valid at once). False: the tail has no room yet.
     /// </summary>
-    private bool TryPlaceNew(ReadOnlySpan<byte> key, NewLink link, int length, long expiration, bool allowReuse,
+    private bool TryPlaceNew(ReadOnlySpan<byte> key, NewLink link, long above, int length, long expiration, bool allowReuse,
         out long newAddress, out byte* nrec, out int reusedSize)
     {
         reusedSize = 0;
         if (allowReuse && length != RecordRef.ObjectValue)
         {
-            reusedSize = TryTakeFree(RecordLayout.Size(key.Length, length, expiration != 0), expiration != 0, link.Previous, out newAddress);
+            reusedSize = TryTakeFree(RecordLayout.Size(key.Length, length, expiration != 0), expiration != 0, Math.Max(link.Previous, above), out newAddress);
             if (reusedSize > 0)
             {
                 nrec = _log.GetPhysical(newAddress);
@@ -580,7 +582,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (reusedSize > 0) Retire(newAddress, reusedSize, expiration != 0);
     }
 
-    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, bool existed, bool existedExpiring,
+    private Attempt TryInitialUpdate(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, NewLink link, long oldAddress, bool existed, bool existedExpiring,
         ref TInput input, ref TOutput output, out Status status)
     {
         if (!_functions.NeedInitialUpdate(key, ref input, ref output, out int length, out long expiration))
@@ -589,7 +591,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             return Attempt.Done;
         }
         // Freed space: always for a new key; for a replacement only while no iterator runs.
-        if (!TryPlaceNew(key, link, length, expiration, !existed || _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
+        if (!TryPlaceNew(key, link, oldAddress, length, expiration, !existed || _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
         {
             status = 0;
             return Attempt.NoSpace;
@@ -955,8 +957,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     Attempt outcome;
                     Status status;
                     var oldRef = new RecordRef(diskRecord, op.Object);
-                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, new NewLink(entry, 0, false), ref oldRef, ref op.Input, ref op.Output, out status);
-                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, new NewLink(entry, live ? 0 : RecordInfo.SoleVersion, false), live, live && RecordLayout.HasExpiration(diskRecord), ref op.Input, ref op.Output, out status);
+                    if (live && !expired) outcome = TryCopyUpdate(op.Key, slot, tag, entry, new NewLink(entry, 0, false), op.DiskAddress, ref oldRef, ref op.Input, ref op.Output, out status);
+                    else outcome = TryInitialUpdate(op.Key, slot, tag, entry, new NewLink(entry, live ? 0 : RecordInfo.SoleVersion, false), live ? op.DiskAddress : 0, live, live && RecordLayout.HasExpiration(diskRecord), ref op.Input, ref op.Output, out status);
                     if (outcome == Attempt.Done)
                     {
                         Report(op, status | (expired ? Status.Expired : 0));
