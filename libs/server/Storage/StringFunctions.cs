@@ -10,7 +10,7 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -81,6 +81,10 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.StrLen: r.Number = value.Length; break;
             case StringOp.GetRange: r.Writer.WriteBulkString(Range(value, input.Number, input.Number2)); break;
             case StringOp.Ttl: r.Number = record.Expiration; break;
+            case StringOp.Copy: r.Old = value.ToArray(); r.Number = record.Expiration; break;
+            case StringOp.GetBit: r.Number = Bitmaps.GetBit(value, input.Number); break;
+            case StringOp.BitCount: r.Number = Bitmaps.Count(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
+            case StringOp.BitPos: r.Number = Bitmaps.Position(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
         }
         return true;
     }
@@ -153,6 +157,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.IncrBy:
                 valueLength = Shape(DigitCount(input.Number), r);
                 return true;
+            case StringOp.SetBit:
+                valueLength = Shape((int)(input.Number >> 3) + 1, r);
+                return true;
             case StringOp.IncrByFloat:
                 if (!TryIncrementFloat("0"u8, ref input, r, out string created)) return false;
                 valueLength = Shape(created.Length, r);
@@ -185,6 +192,10 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.IncrByFloat:
                 TryIncrementFloat("0"u8, ref input, r, out string created);
                 System.Text.Encoding.ASCII.GetBytes(created, v);
+                break;
+            case StringOp.SetBit:
+                v.Clear(); // reused space is not zero
+                r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
                 break;
         }
         Finish(ref newRecord, large);
@@ -255,6 +266,21 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = 1;
                 return record.TrySetExpiration(input.Number) ? UpdateAction.Done : UpdateAction.NeedCopy;
             }
+            case StringOp.SetBit:
+            {
+                int need = (int)(input.Number >> 3) + 1;
+                if (need <= old.Length && !record.IsObject)
+                {
+                    r.Number = Bitmaps.SetBit(record.ValueSpan, input.Number, input.Flags != 0);
+                    return UpdateAction.Done;
+                }
+                if (!record.FitsInPlace(need)) return UpdateAction.NeedCopy;
+                int was = old.Length;
+                var v = record.WritableValue(need);
+                v[was..].Clear(); // the capacity past the old value may hold old bytes
+                r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
+                return UpdateAction.Done;
+            }
             case StringOp.Persist:
                 r.Number = record.HasExpiration ? 1 : 0;
                 return record.HasExpiration ? UpdateAction.NeedCopy : UpdateAction.Abort;
@@ -290,6 +316,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.Append:
             case StringOp.IncrBy:
             case StringOp.IncrByFloat:
+            case StringOp.SetBit:
                 return true; // NewLengthOf checked and sized them
             case StringOp.SetRange:
                 if (input.Length == 0) { r.Number = old.Length; return false; }
@@ -328,6 +355,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.SetRange: return (int)Math.Max(old.Length, input.Number + input.Length);
             case StringOp.IncrBy: return TryIncrement(old, input.Number, r, out long value) ? DigitCount(value) : 0;
             case StringOp.IncrByFloat: return TryIncrementFloat(old, ref input, r, out string text) ? text.Length : 0;
+            case StringOp.SetBit: return Math.Max(old.Length, (int)(input.Number >> 3) + 1);
             default: return old.Length;
         }
     }
@@ -361,6 +389,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.IncrByFloat:
                 TryIncrementFloat(old, ref input, r, out string text);
                 System.Text.Encoding.ASCII.GetBytes(text, v);
+                break;
+            case StringOp.SetBit:
+                old.CopyTo(v);
+                v[old.Length..].Clear();
+                r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
                 break;
             default:
                 old.CopyTo(v); // EXPIRE, PERSIST, GETEX: same value, new expiration
