@@ -80,3 +80,25 @@ public class BitmapCommandTests : ServerFixture
         Assert.That(c.Execute("EXISTS", "b:dest").Integer, Is.EqualTo(0), "an empty result deletes the destination");
     }
 }
+
+[TestFixture]
+public class LcsTests : ServerFixture
+{
+    [Test]
+    public void LcsAsRedisDocumentsIt()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("MSET", "key1", "ohmytext", "key2", "mynewtext");
+        Assert.That(c.Execute("LCS", "key1", "key2").Text, Is.EqualTo("mytext"));
+        Assert.That(c.Execute("LCS", "key1", "key2", "LEN").Integer, Is.EqualTo(6));
+        var r = c.Execute("LCS", "key1", "key2", "IDX");
+        Assert.That(r.ToString(), Is.EqualTo("[matches, [[[4, 7], [5, 8]], [[2, 3], [0, 1]]], len, 6]"));
+        r = c.Execute("LCS", "key1", "key2", "IDX", "MINMATCHLEN", "4");
+        Assert.That(r.ToString(), Is.EqualTo("[matches, [[[4, 7], [5, 8]]], len, 6]"));
+        r = c.Execute("LCS", "key1", "key2", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN");
+        Assert.That(r.ToString(), Is.EqualTo("[matches, [[[4, 7], [5, 8], 4]], len, 6]"));
+        Assert.That(c.Execute("LCS", "key1", "key2", "LEN", "IDX").Text, Is.EqualTo("ERR If you want both the length and indexes, please just use IDX."));
+        Assert.That(c.Execute("LCS", "key1", "nokey").Text, Is.EqualTo(""));
+        Assert.That(c.Execute("LCS", "key1", "key2", "FOO").Text, Is.EqualTo("ERR syntax error"));
+    }
+}

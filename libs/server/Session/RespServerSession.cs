@@ -205,6 +205,7 @@ public sealed class RespServerSession : IRequestHandler
             return;
         }
         _commands++;
+        _storage?.BeginCommand();
         int mark = Writer.Length;
         try
         {

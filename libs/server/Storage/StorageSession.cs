@@ -22,8 +22,20 @@ public sealed class StorageSession : IDisposable
 
     public OpResult Result { get; } = new();
 
+    private int _database, _resolvedId = -1;
+
     /// <summary>Logical database of the connection (SELECT).</summary>
-    public int Database { get; set; }
+    public int Database
+    {
+        get => _database;
+        set { if (value != _database) { _database = value; _resolvedId = -1; } }
+    }
+
+    /// <summary>
+    /// Called before each command: the selected database's physical id is then resolved once for the whole command, so
+    /// a SWAPDB or FLUSHDB running meanwhile cannot split one command across two databases.
+    /// </summary>
+    public void BeginCommand() => _resolvedId = -1;
 
     public StoreHost Host => _host;
 
@@ -33,7 +45,13 @@ public sealed class StorageSession : IDisposable
     public ReadOnlySpan<byte> StoredKey(ReadOnlySpan<byte> key, int db)
     {
         if (_key.Length < key.Length + 2) _key = new byte[Math.Max(key.Length + 2, _key.Length * 2)];
-        int id = _host.PhysicalId(db);
+        int id;
+        if (db != _database) id = _host.PhysicalId(db);
+        else
+        {
+            if (_resolvedId < 0) _resolvedId = _host.PhysicalId(db);
+            id = _resolvedId;
+        }
         _key[0] = (byte)(id >> 8);
         _key[1] = (byte)id;
         key.CopyTo(_key.AsSpan(2));
