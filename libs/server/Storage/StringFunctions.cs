@@ -10,7 +10,7 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -27,6 +27,7 @@ public struct StringInput
     public long Number;         // INCRBY delta, SETRANGE/GETRANGE start, expiration (Unix ms, 0 = none)
     public long Number2;        // GETRANGE end
     public double Float;        // INCRBYFLOAT increment
+    public object? Extra;       // PFADD's elements (byte[][])
 
     public readonly ReadOnlySpan<byte> Value => Data is null ? default : new(Data, Offset, Length);
 }
@@ -43,10 +44,11 @@ public sealed class OpResult
     public bool Hit;
     public int NewLength;       // length of the value being created (when it goes into a LargeValue object)
     public string? Text;        // INCRBYFLOAT's result as stored
+    public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
 
     public void Reset()
     {
-        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null;
+        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null; Staged = null;
     }
 }
 
@@ -160,6 +162,14 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.SetBit:
                 valueLength = Shape((int)(input.Number >> 3) + 1, r);
                 return true;
+            case StringOp.PfAdd:
+            {
+                var fresh = HyperLogLog.NewSparse();
+                r.Staged = HyperLogLog.Add(fresh, (byte[][])input.Extra!) ?? fresh;
+                r.Number = 1;
+                valueLength = Shape(r.Staged.Length, r);
+                return true;
+            }
             case StringOp.IncrByFloat:
                 if (!TryIncrementFloat("0"u8, ref input, r, out string created)) return false;
                 valueLength = Shape(created.Length, r);
@@ -196,6 +206,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.SetBit:
                 v.Clear(); // reused space is not zero
                 r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
+                break;
+            case StringOp.PfAdd:
+                r.Staged!.CopyTo(v);
                 break;
         }
         Finish(ref newRecord, large);
@@ -281,6 +294,13 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
                 return UpdateAction.Done;
             }
+            case StringOp.PfAdd:
+            {
+                if (!TryHllAdd(old, ref input, r)) return UpdateAction.Abort;
+                if (!record.FitsInPlace(r.Staged!.Length)) return UpdateAction.NeedCopy;
+                r.Staged.CopyTo(record.WritableValue(r.Staged.Length));
+                return UpdateAction.Done;
+            }
             case StringOp.Persist:
                 r.Number = record.HasExpiration ? 1 : 0;
                 return record.HasExpiration ? UpdateAction.NeedCopy : UpdateAction.Abort;
@@ -320,6 +340,10 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 return true; // NewLengthOf checked and sized them
             case StringOp.SetRange:
                 if (input.Length == 0) { r.Number = old.Length; return false; }
+                return true;
+            case StringOp.PfAdd:
+                if (!TryHllAdd(old, ref input, r)) return false;
+                valueLength = Shape(r.Staged!.Length, r);
                 return true;
             case StringOp.Expire:
                 if (!ExpireAllowed(oldRecord.Expiration, input.Number, input.Flags)) { r.Number = 0; return false; }
@@ -390,6 +414,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 TryIncrementFloat(old, ref input, r, out string text);
                 System.Text.Encoding.ASCII.GetBytes(text, v);
                 break;
+            case StringOp.PfAdd:
+                r.Staged!.CopyTo(v);
+                break;
             case StringOp.SetBit:
                 old.CopyTo(v);
                 v[old.Length..].Clear();
@@ -410,6 +437,18 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     }
 
     // ---- helpers ----
+
+    /// <summary>PFADD on an existing value: false (nothing to write) when it is not an HLL or no register changed.</summary>
+    private static bool TryHllAdd(ReadOnlySpan<byte> old, ref StringInput input, OpResult r)
+    {
+        r.Number = 0;
+        if (!HyperLogLog.IsValid(old)) { r.Error = HyperLogLog.NotHll; return false; }
+        try { r.Staged = HyperLogLog.Add(old, (byte[][])input.Extra!); }
+        catch (InvalidDataException) { r.Error = HyperLogLog.Corrupt; return false; }
+        if (r.Staged is null) return false;
+        r.Number = 1;
+        return true;
+    }
 
     /// <summary>EXPIRE's NX/XX/GT/LT rules; a key without expiration counts as expiring never (infinite).</summary>
     private static bool ExpireAllowed(long current, long next, byte flags)

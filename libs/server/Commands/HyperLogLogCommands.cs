@@ -1,0 +1,70 @@
+// HyperLogLogCommands: PFADD, PFCOUNT, PFMERGE on Redis-format HLL strings (see Storage/HyperLogLog.cs).
+// PFADD is one engine RMW per key (atomic); PFCOUNT computes from the registers on every call (it does not write the
+// cached cardinality back, so it stays a read); PFMERGE reads the sources and writes the destination (not atomic
+// against concurrent writers of the destination).
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class HyperLogLogCommands
+{
+    public static void PfAdd(RespServerSession s)
+    {
+        var elements = new byte[s.Argc - 2][];
+        for (int i = 2; i < s.Argc; i++) elements[i - 2] = s.Arg(i).ToArray();
+        var input = new StringInput { Op = StringOp.PfAdd, Extra = elements };
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
+        s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+
+    /// <summary>Registers of key (null when missing); false after writing the error for a non-HLL value.</summary>
+    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse)
+    {
+        registers = null;
+        sparse = true;
+        var input = new StringInput { Op = StringOp.Copy };
+        var st = s.Storage.Read(key, ref input);
+        if (s.Storage.Result.Error is not null) { s.WriteError(HyperLogLog.NotHll); return false; }
+        if (!st.IsFound()) return true;
+        var v = s.Storage.Result.Old!;
+        if (!HyperLogLog.IsValid(v)) { s.WriteError(HyperLogLog.NotHll); return false; }
+        registers = new byte[HyperLogLog.Registers];
+        if (!HyperLogLog.TryRegisters(v, registers)) { s.WriteError(HyperLogLog.Corrupt); return false; }
+        sparse = v[4] == 1;
+        return true;
+    }
+
+    private static void MergeInto(byte[] into, byte[] from)
+    {
+        for (int i = 0; i < into.Length; i++) if (from[i] > into[i]) into[i] = from[i];
+    }
+
+    public static void PfCount(RespServerSession s)
+    {
+        var max = new byte[HyperLogLog.Registers];
+        for (int i = 1; i < s.Argc; i++)
+        {
+            if (!TryLoad(s, s.Arg(i), out var regs, out _)) return;
+            if (regs is not null) MergeInto(max, regs);
+        }
+        s.Writer.WriteInteger(HyperLogLog.Count(max));
+    }
+
+    public static void PfMerge(RespServerSession s)
+    {
+        var max = new byte[HyperLogLog.Registers];
+        bool allSparse = true;
+        for (int i = 1; i < s.Argc; i++) // the destination (argument 1) counts as a source when it exists
+        {
+            if (!TryLoad(s, s.Arg(i), out var regs, out bool sparse)) return;
+            if (regs is null) continue;
+            allSparse &= sparse;
+            MergeInto(max, regs);
+        }
+        s.Storage.Upsert(s.Arg(1), HyperLogLog.Encode(max, allSparse));
+        s.Writer.WriteOk();
+    }
+}
