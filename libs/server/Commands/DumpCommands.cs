@@ -1,0 +1,64 @@
+// DumpCommands: DUMP and RESTORE with Redis's payload format (Storage/DumpFormat.cs), so values move between this
+// server and Redis in both directions.
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class DumpCommands
+{
+    public static void Dump(RespServerSession s)
+    {
+        var input = new StringInput { Op = StringOp.Copy };
+        var st = s.Storage.Read(s.Arg(1), ref input);
+        if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
+        if (!st.IsFound()) { s.Writer.WriteNull(); return; }
+        s.Writer.WriteBulkString(DumpFormat.Dump(s.Storage.Result.Old!));
+    }
+
+    public static void Restore(RespServerSession s)
+    {
+        bool replace = false, absolute = false, idle = false, freq = false;
+        for (int i = 4; i < s.Argc; i++)
+        {
+            var a = s.Arg(i);
+            if (StringCommands.Ascii(a, "REPLACE")) replace = true;
+            else if (StringCommands.Ascii(a, "ABSTTL")) absolute = true;
+            else if (StringCommands.Ascii(a, "IDLETIME") && i + 1 < s.Argc && !freq)
+            {
+                // Accepted for compatibility; access times are not tracked, so the value is checked and not kept.
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out long v)) { s.WriteError(StringFunctions.NotInteger); return; }
+                if (v < 0) { s.WriteError("ERR Invalid IDLETIME value, must be >= 0"); return; }
+                idle = true;
+            }
+            else if (StringCommands.Ascii(a, "FREQ") && i + 1 < s.Argc && !idle)
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out long v)) { s.WriteError(StringFunctions.NotInteger); return; }
+                if (v < 0 || v > 255) { s.WriteError("ERR Invalid FREQ value, must be >= 0 and <= 255"); return; }
+                freq = true;
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long ttl)) { s.WriteError(StringFunctions.NotInteger); return; }
+        if (ttl < 0) { s.WriteError("ERR Invalid TTL value, must be >= 0"); return; }
+        var exists = new StringInput { Op = StringOp.Exists };
+        if (!replace && s.Storage.Read(s.Arg(1), ref exists).IsFound()) { s.WriteError("BUSYKEY Target key name already exists."); return; }
+        var value = DumpFormat.Restore(s.Arg(3), out string? error);
+        if (value is null) { s.WriteError(error!); return; }
+        long at = 0;
+        if (ttl > 0)
+        {
+            at = absolute ? ttl : ttl + StringCommands.NowMs;
+            if (at <= StringCommands.NowMs)
+            {
+                // Already expired: nothing is created (an existing key is removed, as REPLACE asked).
+                s.Storage.Delete(s.Arg(1));
+                s.Writer.WriteOk();
+                return;
+            }
+        }
+        s.Storage.Upsert(s.Arg(1), value, at);
+        s.Writer.WriteOk();
+    }
+}
