@@ -102,3 +102,38 @@ public class LcsTests : ServerFixture
         Assert.That(c.Execute("LCS", "key1", "key2", "FOO").Text, Is.EqualTo("ERR syntax error"));
     }
 }
+
+[TestFixture]
+public class BitFieldTests : ServerFixture
+{
+    [Test]
+    public void BitFieldAsRedisDocumentsIt()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        Assert.That(c.Execute("BITFIELD", "bf:a", "INCRBY", "i5", "100", "1", "GET", "u4", "0").ToString(), Is.EqualTo("[1, 0]"));
+        // Overflow control, from the BITFIELD documentation.
+        Assert.That(c.Execute("BITFIELD", "bf:b", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "INCRBY", "u2", "102", "1").ToString(), Is.EqualTo("[1, 1]"));
+        for (int i = 0; i < 2; i++) c.Execute("BITFIELD", "bf:b", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "INCRBY", "u2", "102", "1");
+        Assert.That(c.Execute("BITFIELD", "bf:b", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "INCRBY", "u2", "102", "1").ToString(), Is.EqualTo("[0, 3]"));
+        Assert.That(c.Execute("BITFIELD", "bf:c", "OVERFLOW", "FAIL", "INCRBY", "u2", "102", "4").ToString(), Is.EqualTo("[(nil)]"));
+        // SET returns the old value; #N offsets are multiples of the width; signed wrap.
+        Assert.That(c.Execute("BITFIELD", "bf:d", "SET", "i8", "#0", "100", "SET", "i8", "#1", "200").ToString(), Is.EqualTo("[0, 0]"));
+        Assert.That(c.Execute("BITFIELD", "bf:d", "GET", "i8", "#0", "GET", "i8", "#1", "GET", "u8", "8").ToString(), Is.EqualTo("[100, -56, 200]"));
+        Assert.That(c.Execute("BITFIELD", "bf:d", "INCRBY", "i8", "0", "100").ToString(), Is.EqualTo("[-56]"), "100 + 100 wraps in i8");
+        Assert.That(c.Execute("BITFIELD", "bf:d", "OVERFLOW", "SAT", "INCRBY", "i8", "0", "-1000").ToString(), Is.EqualTo("[-128]"));
+        Assert.That(c.Execute("BITFIELD", "bf:e", "SET", "i64", "0", "-1", "GET", "u63", "0", "GET", "i64", "0").ToString(), Is.EqualTo("[0, 9223372036854775807, -1]"));
+        Assert.That(c.Execute("SETBIT", "bf:f", "7", "1").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "GET", "u8", "0").ToString(), Is.EqualTo("[1]"), "bits are big-endian, as SETBIT's");
+        Assert.That(c.Execute("BITFIELD_RO", "bf:f", "GET", "u8", "0").ToString(), Is.EqualTo("[1]"));
+        Assert.That(c.Execute("BITFIELD_RO", "bf:missing", "GET", "i16", "5").ToString(), Is.EqualTo("[0]"));
+        Assert.That(c.Execute("EXISTS", "bf:missing").Integer, Is.EqualTo(0));
+        // Errors.
+        Assert.That(c.Execute("BITFIELD_RO", "bf:f", "SET", "u8", "0", "1").Text, Is.EqualTo("ERR BITFIELD_RO only supports the GET subcommand"));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "GET", "u64", "0").Text, Is.EqualTo("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "GET", "i65", "0").Text, Does.StartWith("ERR Invalid bitfield type"));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "GET", "u8", "-1").Text, Is.EqualTo("ERR bit offset is not an integer or out of range"));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "OVERFLOW", "MAYBE").Text, Is.EqualTo("ERR Invalid OVERFLOW type specified"));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "SET", "u8", "0", "x").Text, Is.EqualTo("ERR value is not an integer or out of range"));
+        Assert.That(c.Execute("BITFIELD", "bf:f", "FOO").Text, Is.EqualTo("ERR syntax error"));
+    }
+}

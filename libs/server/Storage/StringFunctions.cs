@@ -10,7 +10,7 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -45,10 +45,11 @@ public sealed class OpResult
     public int NewLength;       // length of the value being created (when it goes into a LargeValue object)
     public string? Text;        // INCRBYFLOAT's result as stored
     public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
+    public long?[]? Replies;    // BITFIELD's replies
 
     public void Reset()
     {
-        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null; Staged = null;
+        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null; Staged = null; Replies = null;
     }
 }
 
@@ -87,6 +88,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.GetBit: r.Number = Bitmaps.GetBit(value, input.Number); break;
             case StringOp.BitCount: r.Number = Bitmaps.Count(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
             case StringOp.BitPos: r.Number = Bitmaps.Position(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
+            case StringOp.BitField: r.Replies = Storage.BitField.Apply(value.ToArray(), (BitFieldCommand[])input.Extra!, write: false); break;
         }
         return true;
     }
@@ -162,6 +164,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.SetBit:
                 valueLength = Shape((int)(input.Number >> 3) + 1, r);
                 return true;
+            case StringOp.BitField:
+                valueLength = Shape(Storage.BitField.RequiredLength((BitFieldCommand[])input.Extra!), r);
+                return true;
             case StringOp.PfAdd:
             {
                 var fresh = HyperLogLog.NewSparse();
@@ -209,6 +214,10 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 break;
             case StringOp.PfAdd:
                 r.Staged!.CopyTo(v);
+                break;
+            case StringOp.BitField:
+                v.Clear();
+                r.Replies = Storage.BitField.Apply(v, (BitFieldCommand[])input.Extra!, write: true);
                 break;
         }
         Finish(ref newRecord, large);
@@ -294,6 +303,16 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = Bitmaps.SetBit(v, input.Number, input.Flags != 0);
                 return UpdateAction.Done;
             }
+            case StringOp.BitField:
+            {
+                int need = Math.Max(old.Length, Storage.BitField.RequiredLength((BitFieldCommand[])input.Extra!));
+                if (!record.FitsInPlace(need)) return UpdateAction.NeedCopy;
+                int was = old.Length;
+                var v = record.WritableValue(need);
+                v[was..].Clear();
+                r.Replies = Storage.BitField.Apply(v, (BitFieldCommand[])input.Extra!, write: true);
+                return UpdateAction.Done;
+            }
             case StringOp.PfAdd:
             {
                 if (!TryHllAdd(old, ref input, r)) return UpdateAction.Abort;
@@ -337,6 +356,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.IncrBy:
             case StringOp.IncrByFloat:
             case StringOp.SetBit:
+            case StringOp.BitField:
                 return true; // NewLengthOf checked and sized them
             case StringOp.SetRange:
                 if (input.Length == 0) { r.Number = old.Length; return false; }
@@ -380,6 +400,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.IncrBy: return TryIncrement(old, input.Number, r, out long value) ? DigitCount(value) : 0;
             case StringOp.IncrByFloat: return TryIncrementFloat(old, ref input, r, out string text) ? text.Length : 0;
             case StringOp.SetBit: return Math.Max(old.Length, (int)(input.Number >> 3) + 1);
+            case StringOp.BitField: return Math.Max(old.Length, Storage.BitField.RequiredLength((BitFieldCommand[])input.Extra!));
             default: return old.Length;
         }
     }
@@ -416,6 +437,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 break;
             case StringOp.PfAdd:
                 r.Staged!.CopyTo(v);
+                break;
+            case StringOp.BitField:
+                old.CopyTo(v);
+                v[old.Length..].Clear();
+                r.Replies = Storage.BitField.Apply(v, (BitFieldCommand[])input.Extra!, write: true);
                 break;
             case StringOp.SetBit:
                 old.CopyTo(v);
