@@ -167,3 +167,32 @@ public class KeyCommandTests : ServerFixture
         Assert.That(c.Execute("RANDOMKEY").IsNull, Is.True);
     }
 }
+
+[TestFixture]
+public class ObjectCommandTests : ServerFixture
+{
+    [Test]
+    public void ObjectAndMemoryUsage()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SET", "o:int", "12345");
+        c.Execute("SET", "o:small", "hello");
+        c.Execute("SET", "o:big", new string('x', 100));
+        c.Execute("SET", "o:shared", "42");
+        Assert.That(c.Execute("OBJECT", "ENCODING", "o:int").Text, Is.EqualTo("int"));
+        Assert.That(c.Execute("OBJECT", "ENCODING", "o:small").Text, Is.EqualTo("embstr"));
+        Assert.That(c.Execute("OBJECT", "ENCODING", "o:big").Text, Is.EqualTo("raw"));
+        Assert.That(c.Execute("OBJECT", "ENCODING", "o:none").IsNull, Is.True);
+        Assert.That(c.Execute("OBJECT", "REFCOUNT", "o:shared").Integer, Is.EqualTo(int.MaxValue));
+        Assert.That(c.Execute("OBJECT", "REFCOUNT", "o:small").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("OBJECT", "FREQ", "o:small").Text, Does.StartWith("ERR An LFU maxmemory policy is not selected"));
+        Assert.That(c.Execute("OBJECT", "HELP").Elements!.First().Text, Does.StartWith("OBJECT <subcommand>"));
+        Assert.That(c.Execute("OBJECT", "FOO", "x").Text, Does.StartWith("ERR unknown subcommand 'FOO'"));
+        long small = c.Execute("MEMORY", "USAGE", "o:small").Integer, big = c.Execute("MEMORY", "USAGE", "o:big").Integer;
+        Assert.That(small, Is.InRange(24, 64));
+        Assert.That(big - small, Is.InRange(88, 104), "the value's bytes are counted");
+        Assert.That(c.Execute("MEMORY", "USAGE", "o:none").IsNull, Is.True);
+        c.Execute("SET", "o:large", new string('y', 2 << 20));
+        Assert.That(c.Execute("MEMORY", "USAGE", "o:large").Integer, Is.GreaterThan(2 << 20), "a large value's heap bytes are counted");
+    }
+}

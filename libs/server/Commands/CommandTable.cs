@@ -147,6 +147,25 @@ public sealed class CommandTable
         yield return new() { Name = "move", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1, Group = "generic", Since = "1.0.0", Summary = "Moves a key to another database.", Handler = KeyCommands.Move };
         yield return new() { Name = "dump", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace, Keys = k1, Group = "generic", Since = "2.6.0", Summary = "Returns a serialized representation of the value stored at a key.", Tips = ["nondeterministic_output"], Handler = DumpCommands.Dump };
         yield return new() { Name = "restore", Arity = -4, Flags = Write | DenyOom, Acl = A.Keyspace | A.Dangerous, Keys = k1, Group = "generic", Since = "2.6.0", Summary = "Creates a key from the serialized representation of a value.", Handler = DumpCommands.Restore };
+        yield return new()
+        {
+            Name = "object", Arity = -2, Acl = A.Slow, Group = "generic", Since = "2.2.3", Summary = "A container for object introspection commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "encoding", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "2.2.3", Summary = "Returns the internal encoding of a Redis object.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.Encoding },
+                new() { Name = "freq", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "4.0.0", Summary = "Returns the logarithmic access frequency counter of a Redis object.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.Freq },
+                new() { Name = "refcount", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "2.2.3", Summary = "Returns the reference count of a value of a key.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.RefCount },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Keyspace, Since = "6.2.0", Summary = "Returns helpful text about the different subcommands.", Handler = ObjectCommands.Help },
+            ],
+        };
+        yield return new()
+        {
+            Name = "memory", Arity = -2, Acl = A.Slow, Group = "server", Since = "4.0.0", Summary = "A container for memory diagnostics commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "usage", Arity = -3, Flags = ReadOnly, Keys = new KeyRange(2, 2, 1), Since = "4.0.0", Summary = "Estimates the memory usage of a key.", Complexity = "O(N) where N is the number of samples.", Handler = ObjectCommands.MemoryUsage },
+            ],
+        };
         yield return new() { Name = "keys", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace | A.Dangerous, Group = "generic", Since = "1.0.0", Summary = "Returns all key names that match a pattern.", Tips = ["request_policy:all_shards", "nondeterministic_output_order"], Handler = KeyCommands.Keys };
         yield return new() { Name = "scan", Arity = -2, Flags = ReadOnly, Acl = A.Keyspace, Group = "generic", Since = "2.8.0", Summary = "Iterates over the key names in the database.", Tips = ["nondeterministic_output", "request_policy:special", "response_policy:special"], Handler = KeyCommands.Scan };
         yield return new() { Name = "randomkey", Arity = 1, Flags = ReadOnly, Acl = A.Keyspace, Group = "generic", Since = "1.0.0", Summary = "Returns a random key name from the database.", Tips = ["request_policy:all_shards", "response_policy:special", "nondeterministic_output"], Handler = KeyCommands.RandomKey };

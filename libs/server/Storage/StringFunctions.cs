@@ -10,7 +10,7 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -89,6 +89,13 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.BitCount: r.Number = Bitmaps.Count(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
             case StringOp.BitPos: r.Number = Bitmaps.Position(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
             case StringOp.BitField: r.Replies = Storage.BitField.Apply(value.ToArray(), (BitFieldCommand[])input.Extra!, write: false); break;
+            case StringOp.Usage:
+                // The record in the log, its share of the index (one 8-byte entry), and a large value's heap bytes.
+                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.Data.Length + 48 : 0);
+                r.Float = value.Length;
+                r.Hit = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
+                r.Text = Encoding(value);
+                break;
         }
         return true;
     }
@@ -121,6 +128,10 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         if (large is not null) newRecord.SetObject(new LargeValue(large));
     }
+
+    /// <summary>OBJECT ENCODING of a string, by Redis's rules for how it stores one: int, embstr (up to 44 bytes), raw.</summary>
+    public static string Encoding(ReadOnlySpan<byte> v) =>
+        v.Length <= 20 && NumberParsing.TryParseInt64(v, out _) ? "int" : v.Length <= 44 ? "embstr" : "raw";
 
     /// <summary>GETRANGE's slice: negative offsets count from the end, both ends inclusive, clamped.</summary>
     public static ReadOnlySpan<byte> Range(ReadOnlySpan<byte> v, long start, long end)

@@ -47,6 +47,8 @@ public readonly unsafe ref struct RecordRef
     public int ValueLength => IsObject ? 0 : RecordLayout.ValueLength(_record);
     public int ValueCapacity => IsObject ? 0 : RecordLayout.ValueCapacity(_record);
     public bool HasExpiration => RecordLayout.HasExpiration(_record);
+    /// <summary>Bytes the record takes in the log (header, key, value capacity); an object's heap is extra.</summary>
+    public int RecordBytes => RecordLayout.TotalSize(_record);
     /// <summary>Unix time in ms at which the record expires; 0 = never.</summary>
     public long Expiration => RecordLayout.Expiration(_record);
 

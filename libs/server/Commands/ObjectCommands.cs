@@ -1,0 +1,64 @@
+// ObjectCommands: OBJECT ENCODING|FREQ|REFCOUNT|HELP and MEMORY USAGE.
+// ENCODING follows Redis's rules for how it would store the current value (int, embstr, raw); it does not remember
+// how the value was made (Redis turns an APPENDed short string into raw, we report embstr). REFCOUNT is Redis's
+// answer for a string (INT_MAX for the shared integers 0..9999, else 1). FREQ answers as Redis does without an LFU
+// policy (we have none). IDLETIME is not offered: access times are not tracked.
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class ObjectCommands
+{
+    private static bool Lookup(RespServerSession s, ReadOnlySpan<byte> key)
+    {
+        var input = new StringInput { Op = StringOp.Usage };
+        return s.Storage.Read(key, ref input).IsFound();
+    }
+
+    public static void Encoding(RespServerSession s)
+    {
+        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        s.Writer.WriteBulkString(s.Storage.Result.Text!);
+    }
+
+    public static void RefCount(RespServerSession s)
+    {
+        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        s.Writer.WriteInteger(s.Storage.Result.Hit ? int.MaxValue : 1);
+    }
+
+    public static void Freq(RespServerSession s)
+    {
+        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        s.WriteError("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    }
+
+    public static void Help(RespServerSession s) => HelpText.Write(s, "OBJECT",
+    [
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+    ]);
+
+    public static void MemoryUsage(RespServerSession s)
+    {
+        for (int i = 3; i < s.Argc; i++)
+        {
+            if (StringCommands.Ascii(s.Arg(i), "SAMPLES") && i + 1 < s.Argc)
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out long n) || n < 0) { s.WriteError(StringFunctions.NotInteger); return; }
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+}
