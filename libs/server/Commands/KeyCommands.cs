@@ -97,17 +97,13 @@ public static class KeyCommands
 
     // ---- copying keys ----
 
-    /// <summary>Reads key's value and expiration (null when it does not exist).</summary>
+    /// <summary>Reads key's value and expiration together, from one record (null when the key does not exist).</summary>
     private static byte[]? Fetch(RespServerSession s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
     {
-        var input = new StringInput { Op = StringOp.GetEx }; // no option: copies value, changes nothing
-        s.Storage.Rmw(key, ref input, db);
-        expiration = 0;
-        var value = s.Storage.Result.Old;
-        if (value is null) return null;
-        var ttl = new StringInput { Op = StringOp.Ttl };
-        if (s.Storage.Read(key, ref ttl, db).IsFound()) expiration = s.Storage.Result.Number;
-        return value;
+        var input = new StringInput { Op = StringOp.Copy };
+        bool found = s.Storage.Read(key, ref input, db).IsFound();
+        expiration = found ? s.Storage.Result.Number : 0;
+        return found ? s.Storage.Result.Old : null;
     }
 
     public static void Rename(RespServerSession s) => RenameCore(s, nx: false);

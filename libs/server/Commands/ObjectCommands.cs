@@ -26,7 +26,7 @@ public static class ObjectCommands
     public static void RefCount(RespServerSession s)
     {
         if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
-        s.Writer.WriteInteger(s.Storage.Result.Hit ? int.MaxValue : 1);
+        s.Writer.WriteInteger(s.Storage.Result.SharedInteger ? int.MaxValue : 1);
     }
 
     public static void Freq(RespServerSession s)

@@ -157,11 +157,10 @@ public static class StringCommands
 
     public static void GetDel(RespServerSession s)
     {
-        var input = Input(s, StringOp.GetEx);
-        input.Flags = 0; // GETEX with no option: copies the value, changes nothing
-        var st = s.Storage.Rmw(s.Arg(1), ref input);
+        var input = Input(s, StringOp.Copy);
+        var st = s.Storage.Read(s.Arg(1), ref input);
         if (ReportError(s)) return;
-        var old = s.Storage.Result.Old;
+        var old = st.IsFound() ? s.Storage.Result.Old : null;
         if (old is null) { s.Writer.WriteNull(); return; }
         s.Storage.Delete(s.Arg(1));
         s.Writer.WriteBulkString(old);

@@ -38,10 +38,9 @@ public sealed class OpResult
     public RespWriter Writer = null!;
     public Status Status;
     public long Number;
-    public double Float;
     public string? Error;
     public byte[]? Old;         // the previous value (SET ... GET, GETEX)
-    public bool Hit;
+    public bool SharedInteger;  // OBJECT REFCOUNT: Redis would keep this value as a shared integer
     public int NewLength;       // length of the value being created (when it goes into a LargeValue object)
     public string? Text;        // INCRBYFLOAT's result as stored
     public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
@@ -49,7 +48,7 @@ public sealed class OpResult
 
     public void Reset()
     {
-        Status = 0; Number = 0; Float = 0; Error = null; Old = null; Hit = false; NewLength = 0; Text = null; Staged = null; Replies = null;
+        Status = 0; Number = 0; Error = null; Old = null; SharedInteger = false; NewLength = 0; Text = null; Staged = null; Replies = null;
     }
 }
 
@@ -76,7 +75,6 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public bool Reader(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
-        r.Hit = true;
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
@@ -92,8 +90,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.Usage:
                 // The record in the log, its share of the index (one 8-byte entry), and a large value's heap bytes.
                 r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.Data.Length + 48 : 0);
-                r.Float = value.Length;
-                r.Hit = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
+                r.SharedInteger = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
                 r.Text = Encoding(value);
                 break;
         }
@@ -239,7 +236,6 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public UpdateAction InPlaceUpdater(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
-        r.Hit = true;
         // A LargeValue never fits in place (FitsInPlace is false for objects): changes to it copy.
         if (!TryGetString(ref record, out var old)) { r.Error = WrongType; return UpdateAction.Abort; }
         switch (input.Op)
@@ -350,7 +346,6 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public bool NeedCopyUpdate(ref RecordRef oldRecord, ref StringInput input, ref StringOutput output, out int valueLength, out long expiration)
     {
         var r = output.Result;
-        r.Hit = true;
         valueLength = 0;
         expiration = oldRecord.Expiration;
         if (!TryGetString(ref oldRecord, out var old)) { r.Error = WrongType; return false; }
@@ -519,7 +514,6 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         double value = current + input.Float;
         if (!double.IsFinite(value)) { r.Error = NaNOrInfinity; return false; }
         text = NumberParsing.TryAddDecimal(old, input.Value, out string? exact) ? exact! : FormatFloat(value);
-        r.Float = value;
         r.Text = text;
         return true;
     }
