@@ -180,3 +180,39 @@ public class StringEdgeCaseTests : ServerFixture
         Assert.That(c.Execute("SCAN", "+5").Text, Is.EqualTo("ERR invalid cursor"));
     }
 }
+
+[TestFixture]
+public class AtomicDeleteTests : ServerFixture
+{
+    [Test]
+    public void ConcurrentGetDelHandsTheValueToExactlyOneClient()
+    {
+        var clients = Enumerable.Range(0, 4).Select(_ => new RespClient("127.0.0.1", _server.Port)).ToArray();
+        try
+        {
+            for (int round = 0; round < 200; round++)
+            {
+                clients[0].Execute("SET", "gd:k", "v" + round);
+                using var go = new Barrier(clients.Length);
+                var got = clients.Select(c => Task.Run(() => { go.SignalAndWait(); return c.Execute("GETDEL", "gd:k").Text; })).ToArray();
+                Task.WaitAll(got);
+                Assert.That(got.Count(t => t.Result == "v" + round), Is.EqualTo(1), $"round {round}");
+            }
+            Assert.That(clients[0].Execute("EXISTS", "gd:k").Integer, Is.EqualTo(0));
+            Assert.That(clients[0].Execute("DBSIZE").Integer, Is.EqualTo(0));
+        }
+        finally { foreach (var c in clients) c.Dispose(); }
+    }
+
+    [Test]
+    public void ExpireInThePastDeletesOnlyWhenItsConditionHolds()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SET", "ep:k", "v");
+        Assert.That(c.Execute("EXPIRE", "ep:k", "-5", "XX").Integer, Is.EqualTo(0), "XX: the key has no TTL, so nothing happens");
+        Assert.That(c.Execute("EXISTS", "ep:k").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("PEXPIREAT", "ep:k", "1").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("EXISTS", "ep:k").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("INFO", "keyspace").Text, Does.Not.Contain("ep:"));
+    }
+}

@@ -65,12 +65,11 @@ public static class KeyCommands
         catch (OverflowException) { s.WriteError($"ERR invalid expire time in '{command}' command"); return; }
         // 0 means "no expiration" in the store: a time at or before the epoch is simply in the past.
         if (ms <= 0) ms = 1;
+        // A time in the past deletes the key (as Redis does), in the same operation that checks the conditions.
+        if (ms <= StringCommands.NowMs) flags |= ExpireFlags.DeleteNow;
         var input = new StringInput { Op = StringOp.Expire, Flags = (byte)flags, Number = ms };
         s.Storage.Rmw(s.Arg(1), ref input);
-        long result = s.Storage.Result.Number;
-        // A time in the past deletes the key (as Redis does), once the conditions allowed the change.
-        if (result == 1 && ms <= StringCommands.NowMs) s.Storage.Delete(s.Arg(1));
-        s.Writer.WriteInteger(result);
+        s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
     public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs + 500) / 1000);

@@ -157,13 +157,12 @@ public static class StringCommands
 
     public static void GetDel(RespServerSession s)
     {
-        var input = Input(s, StringOp.Copy);
-        var st = s.Storage.Read(s.Arg(1), ref input);
+        // One RMW: the value is taken and the key deleted under the same lock (two GETDELs cannot both get it).
+        var input = Input(s, StringOp.GetDel);
+        s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
-        var old = st.IsFound() ? s.Storage.Result.Old : null;
-        if (old is null) { s.Writer.WriteNull(); return; }
-        s.Storage.Delete(s.Arg(1));
-        s.Writer.WriteBulkString(old);
+        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
+        else s.Writer.WriteNull();
     }
 
     public static void GetEx(RespServerSession s)

@@ -10,13 +10,13 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage, GetDel }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
 
 [Flags]
-public enum ExpireFlags : byte { None = 0, Nx = 1, Xx = 2, Gt = 4, Lt = 8, Persist = 16 }
+public enum ExpireFlags : byte { None = 0, Nx = 1, Xx = 2, Gt = 4, Lt = 8, Persist = 16, DeleteNow = 32 }
 
 public struct StringInput
 {
@@ -293,8 +293,13 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             {
                 if (!ExpireAllowed(record.Expiration, input.Number, input.Flags)) { r.Number = 0; return UpdateAction.Abort; }
                 r.Number = 1;
+                // A time in the past deletes the key, under the same lock that checked the conditions.
+                if ((input.Flags & (byte)ExpireFlags.DeleteNow) != 0) return UpdateAction.Delete;
                 return record.TrySetExpiration(input.Number) ? UpdateAction.Done : UpdateAction.NeedCopy;
             }
+            case StringOp.GetDel:
+                r.Old = old.ToArray();
+                return UpdateAction.Delete;
             case StringOp.SetBit:
             {
                 int need = (int)(input.Number >> 3) + 1;
@@ -374,7 +379,12 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.Expire:
                 if (!ExpireAllowed(oldRecord.Expiration, input.Number, input.Flags)) { r.Number = 0; return false; }
                 r.Number = 1;
+                if ((input.Flags & (byte)ExpireFlags.DeleteNow) != 0) valueLength = RecordRef.DeleteRecord;
                 expiration = input.Number;
+                return true;
+            case StringOp.GetDel:
+                r.Old = old.ToArray();
+                valueLength = RecordRef.DeleteRecord;
                 return true;
             case StringOp.Persist:
                 r.Number = oldRecord.HasExpiration ? 1 : 0;

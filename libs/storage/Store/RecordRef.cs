@@ -11,6 +11,9 @@ public readonly unsafe ref struct RecordRef
     /// <summary>valueLength that NeedInitialUpdate / NeedCopyUpdate give for a record whose value is an object.</summary>
     public const int ObjectValue = -1;
 
+    /// <summary>valueLength that NeedCopyUpdate gives to delete the key instead of copying it (a tombstone is appended).</summary>
+    public const int DeleteRecord = -2;
+
     private readonly byte* _record;
     private readonly ObjectHeap? _heap;     // set for an in-memory object record
     private readonly int _frame;

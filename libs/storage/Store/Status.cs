@@ -19,6 +19,8 @@ public enum Status : byte
     CopyUpdated = 16,
     /// <summary>The record found had expired (it counts as not found).</summary>
     Expired = 32,
+    /// <summary>An RMW deleted the key (UpdateAction.Delete, or RecordRef.DeleteRecord from NeedCopyUpdate).</summary>
+    Deleted = 64,
 }
 
 public static class StatusExtensions
@@ -38,4 +40,6 @@ public enum UpdateAction
     Expire,
     /// <summary>Change nothing; the operation reports Found without an update flag.</summary>
     Abort,
+    /// <summary>Delete the key (as Delete would, under the same lock): the operation reports Found | Deleted.</summary>
+    Delete,
 }

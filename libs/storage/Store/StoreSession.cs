@@ -365,24 +365,33 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (locked == RecordInfo.LockOutcome.Retry) { waits.Wait(_store); continue; }
                 if (locked == RecordInfo.LockOutcome.Tombstoned) return Status.NotFound;
                 if (onlyIfExpired && !_store.IsExpired(rec)) { RecordInfo.UnlockExclusive(ref info); return Status.NotFound; }
-                ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
-                ulong word = Volatile.Read(ref info);
-                if ((word & RecordInfo.SoleVersion) != 0 && entry == address && address >= _index.UnlinkFloor
-                    && HashIndex.TryUpdate(slot, tag, entry, RecordInfo.PreviousAddress(word)))
-                {
-                    // Nothing of the key lies below and nothing newer above: unlink the record instead of leaving a
-                    // tombstone. Walkers that reached it skip it (invalid) and go on down its unchanged chain.
-                    RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone | RecordInfo.Invalid);
-                    _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
-                    if (!RecordLayout.IsObject(rec)) Retire(address, RecordLayout.TotalSize(rec), RecordLayout.HasExpiration(rec));
-                    return result;
-                }
-                RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
-                _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
+                DeleteLocked(key, slot, tag, entry, address, rec);
                 return result;
             }
             if (AppendTombstone(key, slot, tag, entry, ref waits)) { _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false); return result; }
         }
+    }
+
+    /// <summary>
+    /// Deletes the live record at address, whose exclusive lock the caller holds (released here). When nothing of the key
+    /// lies below and nothing newer above, the record is unlinked and its space reused; else it becomes a tombstone.
+    /// </summary>
+    private void DeleteLocked(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, long address, byte* rec)
+    {
+        ref ulong info = ref RecordLayout.Info(rec);
+        ReleaseObject(rec, address); // readers take the shared lock and then see the tombstone
+        ulong word = Volatile.Read(ref info);
+        if ((word & RecordInfo.SoleVersion) != 0 && entry == address && address >= _index.UnlinkFloor
+            && HashIndex.TryUpdate(slot, tag, entry, RecordInfo.PreviousAddress(word)))
+        {
+            // Walkers that reached it skip it (invalid) and go on down its unchanged chain.
+            RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone | RecordInfo.Invalid);
+            _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
+            if (!RecordLayout.IsObject(rec)) Retire(address, RecordLayout.TotalSize(rec), RecordLayout.HasExpiration(rec));
+            return;
+        }
+        RecordInfo.UnlockExclusive(ref info, set: RecordInfo.Tombstone);
+        _store.CountKey(key, true, RecordLayout.HasExpiration(rec), false, false);
     }
 
     private bool AppendTombstone(ReadOnlySpan<byte> key, HashIndex.Slot slot, ushort tag, long entry, ref AllocationWait waits)
@@ -457,6 +466,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                             case UpdateAction.Abort:
                                 RecordInfo.UnlockExclusive(ref info);
                                 return Status.Found;
+                            case UpdateAction.Delete:
+                                DeleteLocked(key, slot, tag, entry, address, rec);
+                                return Status.Found | Status.Deleted;
                             case UpdateAction.Expire:
                                 expiredFlag = Status.Expired;
                                 break;
@@ -494,7 +506,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             if (outcome == Attempt.Done)
             {
-                if (sealedOld && (status & (Status.CopyUpdated | Status.Created)) == 0)
+                if (sealedOld && (status & (Status.CopyUpdated | Status.Created | Status.Deleted)) == 0)
                     RecordInfo.ClearFlags(ref RecordLayout.Info(rec), RecordInfo.Sealed); // nothing replaced it
                 else if (sealedOld) Replaced(rec, address, link.SkipsOld);
                 return status | expiredFlag;
@@ -513,6 +525,23 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         {
             status = Status.Found;
             return Attempt.Done;
+        }
+        if (length == RecordRef.DeleteRecord)
+        {
+            // Delete instead of copy: a tombstone in the new record's place.
+            long at = _log.TryAllocate(RecordLayout.Size(key.Length, 0, false));
+            if (at == 0) { status = 0; return Attempt.NoSpace; }
+            byte* trec = _log.GetPhysical(at);
+            RecordLayout.Initialize(trec, link.Previous, key, 0, 0, RecordInfo.Tombstone);
+            if (HashIndex.TryUpdate(slot, tag, entry, at))
+            {
+                _store.CountKey(key, true, old.HasExpiration, false, false);
+                status = Status.Found | Status.Deleted;
+                return Attempt.Done;
+            }
+            RecordInfo.SetFlags(ref RecordLayout.Info(trec), RecordInfo.Invalid);
+            status = 0;
+            return Attempt.Conflict;
         }
         // Freed space only while no iterator runs (a replacement placed below an iterator's end could hide the key).
         if (!TryPlaceNew(key, link, oldAddress, length, expiration, _store.ActiveIterators == 0, out long newAddress, out byte* nrec, out int reusedSize))
