@@ -213,8 +213,9 @@ public static class KeyCommands
     private static bool InDb(byte[] storedKey, int id) => storedKey.Length >= 2 && ((storedKey[0] << 8) | storedKey[1]) == id;
 
     /// <summary>
-    /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The cursor is a log address; each call scans on from it up
-    /// to the tail of that moment, so a key present for the whole iteration is returned at least once.
+    /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The cursor is a token for a server-side iteration
+    /// (ScanCursors) whose end is fixed when it starts, so a key present for the whole iteration is returned exactly
+    /// once. An unknown or expired token starts over (keys may then repeat, none is missed).
     /// </summary>
     public static void Scan(RespServerSession s)
     {
@@ -234,28 +235,35 @@ public static class KeyCommands
             else if (StringCommands.Ascii(s.Arg(i), "TYPE")) type = s.ArgString(++i).ToLowerInvariant();
             else { s.WriteError("ERR syntax error"); return; }
         }
-        var store = s.Server.Store.Store;
         int id = s.Server.Store.PhysicalId(s.Database);
         var found = new List<byte[]>();
-        long next = 0;
-        if (cursor < (ulong)store.Log.TailAddress)
+        long token = (long)Math.Min(cursor, long.MaxValue);
+        var scans = s.Server.Store.Scans;
+        var state = scans.Resume(ref token);
+        long next;
+        lock (state)
         {
-            using var it = new KeyIterator(store, (long)cursor);
+            var it = state.Iterator;
             var batch = new List<IteratedRecord>();
             bool more = true;
-            while (more && found.Count < count)
+            try
             {
-                batch.Clear();
-                more = it.NextBatchAsync(batch, (int)Math.Min(count, 4096)).AsTask().GetAwaiter().GetResult();
-                foreach (var r in batch)
+                while (more && found.Count < count)
                 {
-                    if (!InDb(r.Key, id)) continue;
-                    if (type is not null && type != (r.IsObject ? "object" : "string")) continue;
-                    if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))) continue;
-                    found.Add(r.Key[2..]);
+                    batch.Clear();
+                    more = it.NextBatchAsync(batch, (int)Math.Min(count, 4096)).AsTask().GetAwaiter().GetResult();
+                    foreach (var r in batch)
+                    {
+                        if (!InDb(r.Key, id)) continue;
+                        if (type is not null && type != "string") continue; // every value is a string for now
+                        if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))) continue;
+                        found.Add(r.Key[2..]);
+                    }
                 }
             }
-            next = more ? it.Cursor : 0;
+            catch { scans.Finish(token); throw; }
+            next = more ? token : 0;
+            if (!more) scans.Finish(token);
         }
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(next.ToString());

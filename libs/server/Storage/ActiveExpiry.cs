@@ -22,6 +22,7 @@ internal static class ActiveExpiry
         {
             try { await Task.Delay(100, stop).ConfigureAwait(false); }
             catch (OperationCanceledException) { return; }
+            host.Scans.Sweep();
             if (store.ExpiringKeyCount == 0) continue;
             try
             {

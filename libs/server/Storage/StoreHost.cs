@@ -42,6 +42,7 @@ public sealed class StoreHost : IDisposable
             KeyClasses = true,
             ObjectSerializer = new ServerObjectSerializer(),
         });
+        Scans = new ScanCursors(Store);
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
         for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
@@ -49,6 +50,8 @@ public sealed class StoreHost : IDisposable
 
     public KVStore Store { get; }
     internal ILogger Logger => _logger;
+    /// <summary>Open SCAN iterations.</summary>
+    public ScanCursors Scans { get; }
     public int Databases => _physical.Length;
 
     /// <summary>The physical id that prefixes the keys of logical database db.</summary>
