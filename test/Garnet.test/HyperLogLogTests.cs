@@ -24,7 +24,9 @@ public class HyperLogLogTests : ServerFixture
         Assert.That(c.Execute("PFCOUNT", "h:a", "h:b").Integer, Is.EqualTo(9));
         Assert.That(c.Execute("PFMERGE", "h:u", "h:a", "h:b").Text, Is.EqualTo("OK"));
         Assert.That(c.Execute("PFCOUNT", "h:u").Integer, Is.EqualTo(9));
+        Assert.That(c.Execute("EXPIRE", "h:u", "100").Integer, Is.EqualTo(1));
         Assert.That(c.Execute("PFMERGE", "h:u").Text, Is.EqualTo("OK"), "merging only the destination keeps it");
+        Assert.That(c.Execute("TTL", "h:u").Integer, Is.InRange(98, 100), "and its TTL");
         Assert.That(c.Execute("PFCOUNT", "h:u").Integer, Is.EqualTo(9));
 
         c.Execute("SET", "h:str", "not an hll");

@@ -21,14 +21,19 @@ public static class HyperLogLogCommands
     }
 
     /// <summary>Registers of key (null when missing); false after writing the error for a non-HLL value.</summary>
-    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse)
+    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse) =>
+        TryLoad(s, key, out registers, out sparse, out _);
+
+    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse, out long expiration)
     {
         registers = null;
         sparse = true;
+        expiration = 0;
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(key, ref input);
         if (s.Storage.Result.Error is not null) { s.WriteError(HyperLogLog.NotHll); return false; }
         if (!st.IsFound()) return true;
+        expiration = s.Storage.Result.Number;
         var v = s.Storage.Result.Old!;
         if (!HyperLogLog.IsValid(v)) { s.WriteError(HyperLogLog.NotHll); return false; }
         registers = new byte[HyperLogLog.Registers];
@@ -57,14 +62,16 @@ public static class HyperLogLogCommands
     {
         var max = new byte[HyperLogLog.Registers];
         bool allSparse = true;
+        long destinationExpiration = 0;
         for (int i = 1; i < s.Argc; i++) // the destination (argument 1) counts as a source when it exists
         {
-            if (!TryLoad(s, s.Arg(i), out var regs, out bool sparse)) return;
+            if (!TryLoad(s, s.Arg(i), out var regs, out bool sparse, out long expiration)) return;
+            if (i == 1) destinationExpiration = expiration; // Redis changes the destination in place: its TTL stays
             if (regs is null) continue;
             allSparse &= sparse;
             MergeInto(max, regs);
         }
-        s.Storage.Upsert(s.Arg(1), HyperLogLog.Encode(max, allSparse));
+        s.Storage.Upsert(s.Arg(1), HyperLogLog.Encode(max, allSparse), destinationExpiration);
         s.Writer.WriteOk();
     }
 }

@@ -532,8 +532,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public static string FormatFloat(double value)
     {
         string s = value.ToString("R", CultureInfo.InvariantCulture);
-        if (s.Contains('E')) s = ((decimal)value).ToString(CultureInfo.InvariantCulture);
-        return s;
+        if (!s.Contains('E')) return s;
+        // Out of the shortest form's plain range: all digits, as Redis's %.17Lf prints them, trailing zeros cut.
+        s = value.ToString("F17", CultureInfo.InvariantCulture);
+        if (s.Contains('.')) s = s.TrimEnd('0').TrimEnd('.');
+        return s == "-0" ? "0" : s;
     }
 
     public static int DigitCount(long value)
