@@ -68,6 +68,8 @@ public class StringCommandTests : ServerFixture
         Assert.That(c.Execute("TTL", "t:b").Integer, Is.InRange(49, 50));
         Assert.That(c.Execute("GETEX", "t:missing").IsNull, Is.True);
         Assert.That(c.Execute("GETEX", "t:b", "EX").Text, Is.EqualTo("ERR syntax error"));
+        Assert.That(c.Execute("GETEX", "t:b", "EX", "-1").Text, Is.EqualTo("ERR invalid expire time in 'getex' command"));
+        Assert.That(c.Execute("GETEX", "t:missing", "EX", "-1").IsNull, Is.True, "a missing key answers nil before the expire value is checked");
     }
 
     [Test]

@@ -63,20 +63,28 @@ public static class StringCommands
     /// <summary>EX/PX/EXAT/PXAT value to Unix ms; false (with Redis's error) when invalid.</summary>
     internal static bool TryExpiration(RespServerSession s, ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
     {
+        if (ExpirationError(unit, arg, command, out at) is not { } error) return true;
+        s.WriteError(error);
+        return false;
+    }
+
+    /// <summary>The Unix ms an EX/PX/EXAT/PXAT argument means, or Redis's error for it.</summary>
+    internal static string? ExpirationError(ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
+    {
         at = 0;
-        if (!NumberParsing.TryParseInt64(arg, out long v)) { s.WriteError(NotInteger); return false; }
+        if (!NumberParsing.TryParseInt64(arg, out long v)) return NotInteger;
         bool seconds = Ascii(unit, "EX") || Ascii(unit, "EXAT");
         bool absolute = Ascii(unit, "EXAT") || Ascii(unit, "PXAT");
-        if (v <= 0 || (seconds && v > long.MaxValue / 1000)) { s.WriteError($"ERR invalid expire time in '{command}' command"); return false; }
+        if (v <= 0 || (seconds && v > long.MaxValue / 1000)) return $"ERR invalid expire time in '{command}' command";
         long ms = seconds ? v * 1000 : v;
         if (!absolute)
         {
             long now = NowMs;
-            if (ms > long.MaxValue - now) { s.WriteError($"ERR invalid expire time in '{command}' command"); return false; }
+            if (ms > long.MaxValue - now) return $"ERR invalid expire time in '{command}' command";
             ms += now;
         }
         at = ms;
-        return true;
+        return null;
     }
 
     internal static bool Ascii(ReadOnlySpan<byte> a, string upper) => System.Text.Ascii.EqualsIgnoreCase(a, upper);
@@ -169,17 +177,26 @@ public static class StringCommands
     {
         var input = Input(s, StringOp.GetEx);
         bool option = false;
+        string? expireError = null;
         for (int i = 2; i < s.Argc; i++)
         {
             var a = s.Arg(i);
             if (Ascii(a, "PERSIST") && !option) { input.Flags = (byte)ExpireFlags.Persist; option = true; }
             else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && !option && i + 1 < s.Argc)
             {
-                if (!TryExpiration(s, a, s.Arg(i + 1), "getex", out input.Number)) return;
+                expireError = ExpirationError(a, s.Arg(i + 1), "getex", out input.Number);
                 option = true;
                 i++;
             }
             else { s.WriteError(Syntax); return; }
+        }
+        if (expireError is not null)
+        {
+            // As Redis: syntax first, then the key (missing: nil), then the expire value.
+            var exists = Input(s, StringOp.Exists);
+            if (s.Storage.Read(s.Arg(1), ref exists).IsFound()) s.WriteError(expireError);
+            else s.Writer.WriteNull();
+            return;
         }
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
