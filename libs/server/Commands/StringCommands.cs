@@ -21,6 +21,15 @@ public static class StringCommands
         return input;
     }
 
+    /// <summary>Runs an RMW that captures the previous value (SET GET, GETSET, GETDEL, GETEX) and replies with it, or nil.</summary>
+    private static void RmwReplyingOld(RespServerSession s, ref StringInput input)
+    {
+        s.Storage.Rmw(s.Arg(1), ref input);
+        if (ReportError(s)) return;
+        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
+        else s.Writer.WriteNull();
+    }
+
     private static bool ReportError(RespServerSession s)
     {
         var e = s.Storage.Result.Error;
@@ -157,20 +166,14 @@ public static class StringCommands
     {
         var input = Input(s, StringOp.Set, 2);
         input.Flags = (byte)SetFlags.Get;
-        s.Storage.Rmw(s.Arg(1), ref input);
-        if (ReportError(s)) return;
-        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
-        else s.Writer.WriteNull();
+        RmwReplyingOld(s, ref input);
     }
 
     public static void GetDel(RespServerSession s)
     {
         // One RMW: the value is taken and the key deleted under the same lock (two GETDELs cannot both get it).
         var input = Input(s, StringOp.GetDel);
-        s.Storage.Rmw(s.Arg(1), ref input);
-        if (ReportError(s)) return;
-        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
-        else s.Writer.WriteNull();
+        RmwReplyingOld(s, ref input);
     }
 
     public static void GetEx(RespServerSession s)
@@ -198,10 +201,7 @@ public static class StringCommands
             else s.Writer.WriteNull();
             return;
         }
-        s.Storage.Rmw(s.Arg(1), ref input);
-        if (ReportError(s)) return;
-        if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
-        else s.Writer.WriteNull();
+        RmwReplyingOld(s, ref input);
     }
 
     public static void MGet(RespServerSession s)
