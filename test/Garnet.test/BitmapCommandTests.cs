@@ -41,6 +41,9 @@ public class BitmapCommandTests : ServerFixture
         Assert.That(c.Execute("BITCOUNT", "b:s", "5", "30", "BIT").Integer, Is.EqualTo(17));
         Assert.That(c.Execute("BITCOUNT", "b:s", "-2", "-1").Integer, Is.EqualTo(7));
         Assert.That(c.Execute("BITCOUNT", "b:s", "1").Text, Is.EqualTo("ERR syntax error"));
+        Assert.That(c.Execute("BITCOUNT", "b:s", "-20", "-30").Integer, Is.EqualTo(0), "both negative, start after end: empty (Redis)");
+        Assert.That(c.Execute("BITPOS", "b:s", "1", "-20", "-30").Integer, Is.EqualTo(1), "BITPOS has no such rule: both clamp to byte 0 (Redis)");
+        Assert.That(c.Execute("BITCOUNT", "b:s", "-30", "-20").Integer, Is.EqualTo(4), "clamped to byte 0");
         Assert.That(c.Execute("BITCOUNT", "b:none").Integer, Is.EqualTo(0));
 
         c.Execute("SET", "b:p", new byte[] { 0xff, 0xf0, 0x00 });

@@ -26,8 +26,15 @@ public static class Bitmaps
         return old;
     }
 
-    /// <summary>Clamps [start, end] (negative from the end) to [0, length-1]; false when the range is empty.</summary>
-    private static bool Clamp(long length, ref long start, ref long end)
+    /// <summary>
+    /// Redis's range rule for GETRANGE and BITCOUNT: false (empty) when both ends are negative and start is after end,
+    /// else as Normalize.
+    /// </summary>
+    public static bool Clamp(long length, ref long start, ref long end) =>
+        !(start < 0 && end < 0 && start > end) && Normalize(length, ref start, ref end);
+
+    /// <summary>Clamps [start, end] (negative counts from the end) to [0, length-1]; false when empty. BITPOS uses it as is.</summary>
+    private static bool Normalize(long length, ref long start, ref long end)
     {
         if (start < 0) start = length + start;
         if (end < 0) end = length + end;
@@ -66,7 +73,7 @@ public static class Bitmaps
         long length = bits ? (long)v.Length * 8 : v.Length;
         if ((flags & BitFlags.HasStart) == 0) { start = 0; end = length - 1; }
         else if (!endGiven) end = length - 1;
-        if (!Clamp(length, ref start, ref end)) return -1;
+        if (!Normalize(length, ref start, ref end)) return -1;
         long first = bits ? start : start * 8, last = bits ? end : end * 8 + 7;
         for (long i = first; i <= last; i++)
             if ((GetBit(v, i) == 1) == want) return i;

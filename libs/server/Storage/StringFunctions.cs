@@ -131,18 +131,8 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         v.Length <= 20 && NumberParsing.TryParseInt64(v, out _) ? "int" : v.Length <= 44 ? "embstr" : "raw";
 
     /// <summary>GETRANGE's slice: negative offsets count from the end, both ends inclusive, clamped.</summary>
-    public static ReadOnlySpan<byte> Range(ReadOnlySpan<byte> v, long start, long end)
-    {
-        long n = v.Length;
-        if (start < 0 && end < 0 && start > end) return default;
-        if (start < 0) start = n + start;
-        if (end < 0) end = n + end;
-        if (start < 0) start = 0;
-        if (end < 0) end = 0;
-        if (end >= n) end = n - 1;
-        if (n == 0 || start > end) return default;
-        return v.Slice((int)start, (int)(end - start + 1));
-    }
+    public static ReadOnlySpan<byte> Range(ReadOnlySpan<byte> v, long start, long end) =>
+        Bitmaps.Clamp(v.Length, ref start, ref end) ? v.Slice((int)start, (int)(end - start + 1)) : default;
 
     // ---- RMW: creating ----
 
