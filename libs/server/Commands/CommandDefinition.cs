@@ -83,6 +83,9 @@ public sealed class CommandDefinition
     public string Complexity { get; init; } = "O(1)";
     public string[] Tips { get; init; } = [];
     public CommandHandler? Handler { get; init; }
+    /// <summary>A multi-step command (e.g. a check then a write): its keys are locked exclusively while it runs. Writes that
+    /// name more than one key are locked exclusively anyway; see Session/CommandKeyLocks.</summary>
+    public bool LocksKeysExclusively { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];
     internal CommandLookup? SubcommandLookup { get; set; }
 

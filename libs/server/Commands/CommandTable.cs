@@ -46,7 +46,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, LocksKeysExclusively = d.LocksKeysExclusively,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -102,7 +102,7 @@ public sealed class CommandTable
         yield return new() { Name = "getex", Arity = -2, Flags = Write | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "6.2.0", Summary = "Returns the string value of a key after setting its expiration time.", Handler = StringCommands.GetEx };
         yield return new() { Name = "mget", Arity = -2, Flags = ReadOnly | Fast, Acl = A.String, Keys = new KeyRange(1, -1, 1), Group = "string", Since = "1.0.0", Summary = "Atomically returns the string values of one or more keys.", Tips = ["request_policy:multi_shard"], Handler = StringCommands.MGet };
         yield return new() { Name = "mset", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = new KeyRange(1, -1, 2), Group = "string", Since = "1.0.1", Summary = "Atomically creates or modifies the string values of one or more keys.", Tips = ["request_policy:multi_shard", "response_policy:all_succeeded"], Handler = StringCommands.MSet };
-        yield return new() { Name = "msetnx", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = new KeyRange(1, -1, 2), Group = "string", Since = "1.0.1", Summary = "Atomically modifies the string values of one or more keys only when all keys don't exist.", Handler = StringCommands.MSetNx };
+        yield return new() { Name = "msetnx", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = new KeyRange(1, -1, 2), Group = "string", Since = "1.0.1", Summary = "Atomically modifies the string values of one or more keys only when all keys don't exist.", LocksKeysExclusively = true, Handler = StringCommands.MSetNx };
         yield return new() { Name = "append", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "2.0.0", Summary = "Appends a string to the value of a key. Creates the key if it doesn't exist.", Handler = StringCommands.Append };
         yield return new() { Name = "strlen", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "2.2.0", Summary = "Returns the length of a string value.", Handler = StringCommands.StrLen };
         yield return new() { Name = "getrange", Arity = 4, Flags = ReadOnly, Acl = A.String, Keys = k1, Group = "string", Since = "2.4.0", Summary = "Returns a substring of the string stored at a key.", Handler = StringCommands.GetRange };
@@ -125,7 +125,7 @@ public sealed class CommandTable
         // HyperLogLog (HyperLogLogCommands)
         yield return new() { Name = "pfadd", Arity = -2, Flags = Write | DenyOom | Fast, Acl = A.HyperLogLog, Keys = k1, Group = "hyperloglog", Since = "2.8.9", Summary = "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Handler = HyperLogLogCommands.PfAdd };
         yield return new() { Name = "pfcount", Arity = -2, Flags = ReadOnly | MayReplicate, Acl = A.HyperLogLog, Keys = new KeyRange(1, -1, 1), Group = "hyperloglog", Since = "2.8.9", Summary = "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Handler = HyperLogLogCommands.PfCount };
-        yield return new() { Name = "pfmerge", Arity = -2, Flags = Write | DenyOom, Acl = A.HyperLogLog, Keys = new KeyRange(1, -1, 1), Group = "hyperloglog", Since = "2.8.9", Summary = "Merges one or more HyperLogLog values into a single key.", Handler = HyperLogLogCommands.PfMerge };
+        yield return new() { Name = "pfmerge", Arity = -2, Flags = Write | DenyOom, Acl = A.HyperLogLog, Keys = new KeyRange(1, -1, 1), Group = "hyperloglog", Since = "2.8.9", Summary = "Merges one or more HyperLogLog values into a single key.", LocksKeysExclusively = true, Handler = HyperLogLogCommands.PfMerge };
         // keys and databases (KeyCommands)
         yield return new() { Name = "del", Arity = -2, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1), Group = "generic", Since = "1.0.0", Summary = "Deletes one or more keys.", Tips = ["request_policy:multi_shard", "response_policy:agg_sum"], Handler = KeyCommands.Del };
         yield return new() { Name = "unlink", Arity = -2, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1), Group = "generic", Since = "4.0.0", Summary = "Asynchronously deletes one or more keys.", Tips = ["request_policy:multi_shard", "response_policy:agg_sum"], Handler = KeyCommands.Del };
@@ -144,9 +144,9 @@ public sealed class CommandTable
         yield return new() { Name = "rename", Arity = 3, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1), Group = "generic", Since = "1.0.0", Summary = "Renames a key and overwrites the destination.", Handler = KeyCommands.Rename };
         yield return new() { Name = "renamenx", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1), Group = "generic", Since = "1.0.0", Summary = "Renames a key only when the target key name doesn't exist.", Handler = KeyCommands.RenameNx };
         yield return new() { Name = "copy", Arity = -3, Flags = Write | DenyOom, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1), Group = "generic", Since = "6.2.0", Summary = "Copies the value of a key to a new key.", Handler = KeyCommands.Copy };
-        yield return new() { Name = "move", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1, Group = "generic", Since = "1.0.0", Summary = "Moves a key to another database.", Handler = KeyCommands.Move };
+        yield return new() { Name = "move", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1, Group = "generic", Since = "1.0.0", Summary = "Moves a key to another database.", LocksKeysExclusively = true, Handler = KeyCommands.Move };
         yield return new() { Name = "dump", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace, Keys = k1, Group = "generic", Since = "2.6.0", Summary = "Returns a serialized representation of the value stored at a key.", Tips = ["nondeterministic_output"], Handler = DumpCommands.Dump };
-        yield return new() { Name = "restore", Arity = -4, Flags = Write | DenyOom, Acl = A.Keyspace | A.Dangerous, Keys = k1, Group = "generic", Since = "2.6.0", Summary = "Creates a key from the serialized representation of a value.", Handler = DumpCommands.Restore };
+        yield return new() { Name = "restore", Arity = -4, Flags = Write | DenyOom, Acl = A.Keyspace | A.Dangerous, Keys = k1, Group = "generic", Since = "2.6.0", Summary = "Creates a key from the serialized representation of a value.", LocksKeysExclusively = true, Handler = DumpCommands.Restore };
         yield return new()
         {
             Name = "object", Arity = -2, Acl = A.Slow, Group = "generic", Since = "2.2.3", Summary = "A container for object introspection commands.", Complexity = "Depends on subcommand.",

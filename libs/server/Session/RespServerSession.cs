@@ -5,7 +5,7 @@
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
 //    valid only while the current command runs: handlers copy what they keep.
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity,
-//    authentication.
+//    authentication. Then the command's keys are locked (CommandKeyLocks) until its handler returns.
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.common.Resp;
@@ -100,6 +100,7 @@ public sealed class RespServerSession : IRequestHandler
     }
 
     private Storage.StorageSession? _storage;
+    private CommandKeyLocks? _keyLocks;
 
     /// <summary>This connection's access to the store, in its selected database.</summary>
     public Storage.StorageSession Storage
@@ -207,8 +208,10 @@ public sealed class RespServerSession : IRequestHandler
         _commands++;
         _storage?.BeginCommand();
         int mark = Writer.Length;
+        bool locked = false;
         try
         {
+            if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this);
             cmd.Handler(this);
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
@@ -217,6 +220,10 @@ public sealed class RespServerSession : IRequestHandler
             Writer.Truncate(mark);
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
+        }
+        finally
+        {
+            if (locked) _keyLocks!.Release();
         }
     }
 

@@ -2,7 +2,8 @@
 // Invariants:
 //  - A stored key is [physical database id, 2 bytes big-endian][the client's key]. SELECT n uses logical database n,
 //    which maps to a physical id. SWAPDB swaps two mappings; FLUSHDB gives the database a fresh id at once and
-//    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock.
+//    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock and with
+//    every key lock held (KeyLocks.EnterAll), so no keyed command runs across a remapping.
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
 //  - Until persistence exists (the durability issue), the store starts empty: stale segment files in --dir are
 //    removed at start, with a log line saying so.
@@ -60,9 +61,15 @@ public sealed class StoreHost : IDisposable
     public long KeyCount(int db) => Store.LiveKeyCountOf(PhysicalId(db));
     public long ExpiringCount(int db) => Store.ExpiringKeyCountOf(PhysicalId(db));
 
+    /// <summary>Key-name locks held by running commands (see KeyLocks).</summary>
+    public KeyLocks Locks { get; } = new();
+
     public void SwapDb(int a, int b)
     {
-        lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]);
+        // Every keyed command either ran before the swap or runs after it, never across it.
+        Locks.EnterAll();
+        try { lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]); }
+        finally { Locks.ExitAll(); }
     }
 
     /// <summary>Empties database db at once (a fresh physical id); the old keys are deleted in the background.</summary>
@@ -74,6 +81,14 @@ public sealed class StoreHost : IDisposable
     public Task PurgeCompletion => _purge;
 
     private void Flush(int[] dbs)
+    {
+        // Keyed commands in flight finish first, so none writes to a retired id afterwards.
+        Locks.EnterAll();
+        try { FlushLocked(dbs); }
+        finally { Locks.ExitAll(); }
+    }
+
+    private void FlushLocked(int[] dbs)
     {
         var retired = new List<int>();
         lock (_mapLock)
@@ -114,8 +129,7 @@ public sealed class StoreHost : IDisposable
                         session.Delete(r.Key);
                 await session.CompletePendingAsync().ConfigureAwait(false);
             }
-            // Keys written to a retired id cannot appear (nothing maps to it); anything left was created during the scan
-            // by a command that read the old mapping just before the flush: one more pass would catch it, the count says.
+            // Keys written to a retired id cannot appear: nothing maps to it, and the flush waited for keyed commands in flight.
             lock (_mapLock)
                 foreach (int id in ids)
                     if (Store.LiveKeyCountOf(id) == 0) _freeIds.Enqueue(id);

@@ -1,0 +1,84 @@
+// CommandKeyLocks: takes and releases the key-name stripes of one running command (see Storage/KeyLocks).
+// Invariants:
+//  - The keys are the ones the command table names (first, last, step), so dispatch, COMMAND GETKEYS and locking agree.
+//  - Exclusive when the row says the command is multi-step (CommandDefinition.LocksKeysExclusively) or when a write
+//    names more than one key; otherwise shared.
+//  - Several stripes are gathered in a bitset and taken in ascending order, each once; Release undoes exactly what
+//    Acquire took. Nothing here allocates per command.
+using Garnet.server.Commands;
+using Garnet.server.Storage;
+
+namespace Garnet.server.Session;
+
+internal sealed class CommandKeyLocks
+{
+    private readonly KeyLocks _locks;
+    private readonly ulong[] _bits = new ulong[KeyLocks.StripeCount / 64];
+    private int _single = -1;   // the one stripe held, or -1
+    private bool _multi;        // stripes held are the bits set in _bits
+    private bool _exclusive;
+
+    public CommandKeyLocks(KeyLocks locks) => _locks = locks;
+
+    /// <summary>Takes the stripes of the command's keys. Returns false when the command names no key.</summary>
+    public bool Acquire(CommandDefinition cmd, RespServerSession s)
+    {
+        var keys = cmd.Keys;
+        int argc = s.Argc;
+        int last = keys.Last < 0 ? argc + keys.Last : Math.Min(keys.Last, argc - 1);
+        int step = Math.Max(1, keys.Step);
+        if (keys.First > last) return false;
+        int count = (last - keys.First) / step + 1;
+        _exclusive = cmd.LocksKeysExclusively || (count > 1 && (cmd.Flags & CommandFlags.Write) != 0);
+        if (count == 1)
+        {
+            _single = KeyLocks.StripeOf(s.Arg(keys.First));
+            if (_exclusive) _locks.EnterExclusive(_single);
+            else _locks.EnterShared(_single);
+            return true;
+        }
+        for (int i = keys.First; i <= last; i += step)
+        {
+            int stripe = KeyLocks.StripeOf(s.Arg(i));
+            _bits[stripe >> 6] |= 1UL << stripe;
+        }
+        _multi = true;
+        for (int w = 0; w < _bits.Length; w++)
+        {
+            ulong word = _bits[w];
+            while (word != 0)
+            {
+                int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
+                word &= word - 1;
+                if (_exclusive) _locks.EnterExclusive(stripe);
+                else _locks.EnterShared(stripe);
+            }
+        }
+        return true;
+    }
+
+    public void Release()
+    {
+        if (_single >= 0)
+        {
+            if (_exclusive) _locks.ExitExclusive(_single);
+            else _locks.ExitShared(_single);
+            _single = -1;
+            return;
+        }
+        if (!_multi) return;
+        for (int w = 0; w < _bits.Length; w++)
+        {
+            ulong word = _bits[w];
+            _bits[w] = 0;
+            while (word != 0)
+            {
+                int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
+                word &= word - 1;
+                if (_exclusive) _locks.ExitExclusive(stripe);
+                else _locks.ExitShared(stripe);
+            }
+        }
+        _multi = false;
+    }
+}
