@@ -148,16 +148,21 @@ public class KeyCommandTests : ServerFixture
         {
             var r = c.Execute("SCAN", cursor, "COUNT", "20");
             cursor = r.Elements![0].Text!;
+            Assert.That(r.Elements[1].Elements!, Has.Length.LessThanOrEqualTo(20), "COUNT bounds the keys one call examines");
             seen.AddRange(r.Elements[1].Elements!.Select(e => e.Text!));
             calls++;
         } while (cursor != "0" && calls < 1000);
         Assert.That(seen.Distinct().Count(), Is.EqualTo(300));
+        Assert.That(seen, Has.Count.EqualTo(300));
+        Assert.That(calls, Is.InRange(15, 16), "300 keys at 20 per call (the last call may find the end empty)");
+        Assert.That(_server.Server.Server.Store.Scans.BufferedKeys, Is.EqualTo(0), "a finished scan holds no keys");
         var matched = new List<string>();
         cursor = "0";
         do
         {
             var r = c.Execute("SCAN", cursor, "MATCH", "item:1*");
             cursor = r.Elements![0].Text!;
+            Assert.That(r.Elements[1].Elements!, Has.Length.LessThanOrEqualTo(10), "COUNT defaults to 10");
             matched.AddRange(r.Elements[1].Elements!.Select(e => e.Text!));
         } while (cursor != "0");
         Assert.That(matched.Distinct().OrderBy(x => x), Is.EqualTo(Enumerable.Range(0, 300).Where(i => i % 3 != 0).Select(i => "item:" + i).Where(k => k.StartsWith("item:1")).OrderBy(x => x)));

@@ -244,24 +244,31 @@ public static class KeyCommands
         lock (state)
         {
             var it = state.Iterator;
+            // COUNT is the work of one call: the keys of this database it examines. Keys of other databases share the log,
+            // so they are skipped at a bounded rate too, and one call never runs over more than a few pages.
+            long examined = 0, skipped = 0, skipLimit = Math.Max(count, 1) * 16 + 65536;
             var batch = new List<IteratedRecord>();
-            bool more = true;
             try
             {
-                while (more && found.Count < count)
+                while (examined < count && skipped < skipLimit)
                 {
-                    batch.Clear();
-                    more = it.NextBatchAsync(batch, (int)Math.Min(count, 4096)).AsTask().GetAwaiter().GetResult();
-                    foreach (var r in batch)
+                    if (!scans.TryTake(state, out var key))
                     {
-                        if (!InDb(r.Key, id)) continue;
-                        if (type is not null && type != "string") continue; // every value is a string for now
-                        if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))) continue;
-                        found.Add(r.Key[2..]);
+                        if (it.Done) break;
+                        batch.Clear();
+                        it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
+                        scans.Buffer(state, batch);
+                        continue;
                     }
+                    if (!InDb(key, id)) { skipped++; continue; }
+                    examined++;
+                    if (type is not null && type != "string") continue; // every value is a string for now
+                    if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(key, 2, key.Length - 2))) continue;
+                    found.Add(key[2..]);
                 }
             }
             catch { scans.Finish(token); throw; }
+            bool more = state.Buffered.Count > 0 || !it.Done;
             next = more ? token : 0;
             if (!more) scans.Finish(token);
         }

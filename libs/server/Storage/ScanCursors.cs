@@ -3,7 +3,10 @@
 // token; later calls with the token continue that iterator. While iterations are open the store does not reuse freed
 // space (see docs/storage.md), so idle ones are dropped after IdleLimit, and at most MaxOpen are kept (the oldest goes).
 // A token that is no longer known restarts from the beginning: keys may repeat, none is missed.
-// Invariants: tokens have bit 62 set (so they never collide with 0); one SCAN call at a time per cursor (its lock).
+// The iterator yields whole log pages; keys of a page that a call's COUNT did not cover wait in the cursor's buffer for
+// the next call, so COUNT bounds the keys a call examines, as in Redis.
+// Invariants: tokens have bit 62 set (so they never collide with 0); one SCAN call at a time per cursor (its lock);
+// buffered keys of all cursors together stay under MaxBufferedKeys (the least recently used cursors are dropped).
 using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
@@ -12,12 +15,17 @@ public sealed class ScanCursors
 {
     public static readonly TimeSpan IdleLimit = TimeSpan.FromSeconds(60);
     public const int MaxOpen = 1024;
+    public const long MaxBufferedKeys = 2_000_000;
 
     public sealed class Cursor(KeyIterator iterator)
     {
         public KeyIterator Iterator { get; } = iterator;
         public long LastUsedMs = Environment.TickCount64;
+        /// <summary>Stored keys (with their database prefix) taken from the iterator and not yet examined.</summary>
+        public Queue<byte[]> Buffered { get; } = new();
     }
+
+    private long _bufferedTotal;
 
     private readonly Dictionary<long, Cursor> _open = new();
     private readonly KVStore _store;
@@ -40,8 +48,7 @@ public sealed class ScanCursors
             if (_open.Count >= MaxOpen)
             {
                 var oldest = _open.MinBy(kv => kv.Value.LastUsedMs);
-                _open.Remove(oldest.Key);
-                oldest.Value.Iterator.Dispose();
+                Drop(oldest.Key, oldest.Value);
             }
             token = (1L << 62) | (Random.Shared.NextInt64() & ((1L << 62) - 1));
             var cursor = new Cursor(new KeyIterator(_store));
@@ -54,7 +61,43 @@ public sealed class ScanCursors
     public void Finish(long token)
     {
         lock (_open)
-            if (_open.Remove(token, out var c)) c.Iterator.Dispose();
+            if (_open.TryGetValue(token, out var c)) Drop(token, c);
+    }
+
+    /// <summary>Moves the keys of a batch into the cursor's buffer; past the global limit, drops idle cursors' buffers.</summary>
+    public void Buffer(Cursor cursor, List<IteratedRecord> batch)
+    {
+        foreach (var r in batch) cursor.Buffered.Enqueue(r.Key);
+        if (Interlocked.Add(ref _bufferedTotal, batch.Count) <= MaxBufferedKeys) return;
+        lock (_open)
+        {
+            foreach (var (token, c) in _open.OrderBy(kv => kv.Value.LastUsedMs).ToList())
+            {
+                if (Interlocked.Read(ref _bufferedTotal) <= MaxBufferedKeys) break;
+                if (c == cursor || !Monitor.TryEnter(c)) continue; // one in use is not dropped under its caller
+                try { Drop(token, c); }
+                finally { Monitor.Exit(c); }
+            }
+        }
+    }
+
+    /// <summary>Takes the next buffered key of the cursor, if any.</summary>
+    public bool TryTake(Cursor cursor, out byte[] storedKey)
+    {
+        if (!cursor.Buffered.TryDequeue(out storedKey!)) return false;
+        Interlocked.Decrement(ref _bufferedTotal);
+        return true;
+    }
+
+    public long BufferedKeys => Interlocked.Read(ref _bufferedTotal);
+
+    // Under _open's lock.
+    private void Drop(long token, Cursor c)
+    {
+        _open.Remove(token);
+        Interlocked.Add(ref _bufferedTotal, -c.Buffered.Count);
+        c.Buffered.Clear();
+        c.Iterator.Dispose();
     }
 
     /// <summary>Drops iterations idle for longer than IdleLimit.</summary>
@@ -64,10 +107,7 @@ public sealed class ScanCursors
         {
             long now = Environment.TickCount64;
             foreach (var (token, c) in _open.Where(kv => now - kv.Value.LastUsedMs > IdleLimit.TotalMilliseconds).ToList())
-            {
-                _open.Remove(token);
-                c.Iterator.Dispose();
-            }
+                Drop(token, c);
         }
     }
 }
