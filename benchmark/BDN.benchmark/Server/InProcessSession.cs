@@ -1,0 +1,90 @@
+// InProcessSession: a real RespServer and RespServerSession with no network traffic, for benchmarks.
+// The server is constructed but never started: its store (StoreHost, with its background expiry task) exists,
+// no listener is opened. The session's ClientConnection wraps the accepted end of a loopback socket pair made
+// once here; the socket never carries a byte (Process never touches it). Run() does what ClientConnection.RunAsync
+// does with one receive: Process the input, then Output.Reset(releaseBuffer: true) where the loop would send,
+// again while Process answers FlushAndContinue.
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using Garnet.common.Networking;
+using Garnet.server;
+using Garnet.server.Session;
+
+namespace BDN.benchmark.Server;
+
+public sealed class InProcessSession : IDisposable
+{
+    private readonly string _dir;
+    private readonly Socket _clientSide;
+    private readonly Socket _serverSide;
+    private readonly InputBuffer _input = new();
+
+    public InProcessSession(long memoryBytes = 64L << 20)
+    {
+        _dir = Directory.CreateTempSubdirectory("garnet-bdn-session-").FullName;
+        Server = new RespServer(new ServerSettings { Dir = _dir, MemoryBytes = memoryBytes, Bind = ["127.0.0.1"], Port = 0 });
+
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        try
+        {
+            _clientSide = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+            _clientSide.Connect(listener.LocalEndpoint);
+            _serverSide = listener.AcceptSocket();
+        }
+        finally { listener.Stop(); }
+
+        Connection = new ClientConnection(_serverSide, Server.Settings.Limits, logger: null);
+        Session = new RespServerSession(Server, Connection);
+    }
+
+    public RespServer Server { get; }
+    public ClientConnection Connection { get; }
+    public RespServerSession Session { get; }
+
+    /// <summary>Runs every request in batch; returns the reply bytes that would have been sent.</summary>
+    public int Run(byte[] batch)
+    {
+        _input.Data = batch;
+        _input.Start = 0;
+        _input.End = batch.Length;
+        int replied = 0;
+        while (true)
+        {
+            var result = Session.Process(_input);
+            var output = Session.Output;
+            replied += output.Length;
+            output.Reset(releaseBuffer: true); // where RunAsync sends
+            if (result != ProcessResult.FlushAndContinue) break;
+        }
+        return replied;
+    }
+
+    /// <summary>Runs batch and returns the replies as text (setup and checks only).</summary>
+    public string RunForText(byte[] batch)
+    {
+        _input.Data = batch;
+        _input.Start = 0;
+        _input.End = batch.Length;
+        var text = new StringBuilder();
+        while (true)
+        {
+            var result = Session.Process(_input);
+            text.Append(Encoding.UTF8.GetString(Session.Output.WrittenSpan));
+            Session.Output.Reset(releaseBuffer: true);
+            if (result != ProcessResult.FlushAndContinue) break;
+        }
+        if (_input.Count != 0) throw new InvalidOperationException("the batch was not consumed completely");
+        return text.ToString();
+    }
+
+    public void Dispose()
+    {
+        Session.OnClosed();
+        try { _clientSide.Dispose(); } catch { }
+        try { _serverSide.Dispose(); } catch { }
+        Server.Dispose();
+        try { Directory.Delete(_dir, true); } catch { }
+    }
+}
