@@ -177,6 +177,27 @@ public class KeyCommandTests : ServerFixture
 public class ObjectCommandTests : ServerFixture
 {
     [Test]
+    public void IdleTimeCountsFromTheLastTouchingAccess()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        foreach (var k in new[] { "it:read", "it:looked", "it:touched", "it:written" }) c.Execute("SET", k, "v");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:read").Integer, Is.InRange(0, 1));
+        Thread.Sleep(2200);
+        c.Execute("GET", "it:read");
+        c.Execute("TOUCH", "it:touched");
+        c.Execute("APPEND", "it:written", "w");
+        foreach (var look in new[] { "EXISTS", "TYPE", "TTL", "PTTL", "EXPIRETIME" }) c.Execute(look, "it:looked");
+        c.Execute("OBJECT", "ENCODING", "it:looked");
+        c.Execute("MEMORY", "USAGE", "it:looked");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:looked").Integer, Is.InRange(2, 4), "looking without touching");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:read").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:touched").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:written").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:none").IsNull, Is.True);
+        Assert.That(c.Execute("OBJECT", "IDLETIME").Text, Is.EqualTo("ERR wrong number of arguments for 'object|idletime' command"));
+    }
+
+    [Test]
     public void ObjectAndMemoryUsage()
     {
         using var c = new RespClient("127.0.0.1", _server.Port);

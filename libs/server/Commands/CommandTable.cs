@@ -154,6 +154,7 @@ public sealed class CommandTable
             [
                 new() { Name = "encoding", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "2.2.3", Summary = "Returns the internal encoding of a Redis object.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.Encoding },
                 new() { Name = "freq", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "4.0.0", Summary = "Returns the logarithmic access frequency counter of a Redis object.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.Freq },
+                new() { Name = "idletime", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "2.2.3", Summary = "Returns the time since the last access to a Redis object.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.IdleTime },
                 new() { Name = "refcount", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1), Since = "2.2.3", Summary = "Returns the reference count of a value of a key.", Tips = ["nondeterministic_output"], Handler = ObjectCommands.RefCount },
                 new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Keyspace, Since = "6.2.0", Summary = "Returns helpful text about the different subcommands.", Handler = ObjectCommands.Help },
             ],

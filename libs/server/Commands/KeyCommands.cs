@@ -12,9 +12,9 @@ public static class KeyCommands
 {
     private const string NotInteger = StringFunctions.NotInteger;
 
-    private static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1)
+    private static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1, bool touch = false)
     {
-        var input = new StringInput { Op = StringOp.Exists };
+        var input = new StringInput { Op = StringOp.Exists, Flags = touch ? StringFunctions.TouchFlag : (byte)0 };
         return s.Storage.Read(key, ref input, db).IsFound();
     }
 
@@ -25,10 +25,12 @@ public static class KeyCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void ExistsCommand(RespServerSession s)
+    public static void ExistsCommand(RespServerSession s) => CountExisting(s, touch: false);
+
+    private static void CountExisting(RespServerSession s, bool touch)
     {
         long n = 0;
-        for (int i = 1; i < s.Argc; i++) if (Exists(s, s.Arg(i))) n++;
+        for (int i = 1; i < s.Argc; i++) if (Exists(s, s.Arg(i), touch: touch)) n++;
         s.Writer.WriteInteger(n);
     }
 
@@ -92,7 +94,7 @@ public static class KeyCommands
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
-    public static void Touch(RespServerSession s) => ExistsCommand(s);
+    public static void Touch(RespServerSession s) => CountExisting(s, touch: true);
 
     // ---- copying keys ----
 

@@ -2,7 +2,8 @@
 // ENCODING follows Redis's rules for how it would store the current value (int, embstr, raw); it does not remember
 // how the value was made (Redis turns an APPENDed short string into raw, we report embstr). REFCOUNT is Redis's
 // answer for a string (INT_MAX for the shared integers 0..9999, else 1). FREQ answers as Redis does without an LFU
-// policy (we have none). IDLETIME is not offered: access times are not tracked.
+// policy (we have none). IDLETIME is the seconds since the key's last access: the engine keeps it per record (set by
+// writes; reads mark it unless they only look, as TTL, EXISTS, TYPE, OBJECT and MEMORY USAGE do in Redis).
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -35,6 +36,13 @@ public static class ObjectCommands
         s.WriteError("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
     }
 
+    public static void IdleTime(RespServerSession s)
+    {
+        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        long idle = (long)Garnet.storage.Log.AccessClock.NowSeconds - s.Storage.Result.AccessTime;
+        s.Writer.WriteInteger(Math.Max(0, idle));
+    }
+
     public static void Help(RespServerSession s) => HelpText.Write(s, "OBJECT",
     [
         "ENCODING <key>",
@@ -43,6 +51,9 @@ public static class ObjectCommands
         "FREQ <key>",
         "    Return the access frequency index of the <key>. The returned integer is",
         "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
         "REFCOUNT <key>",
         "    Return the number of references of the value associated with the specified",
         "    <key>.",

@@ -45,10 +45,11 @@ public sealed class OpResult
     public string? Text;        // INCRBYFLOAT's result as stored
     public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
     public long?[]? Replies;    // BITFIELD's replies
+    public uint AccessTime;     // OBJECT IDLETIME: the key's last access, Unix seconds
 
     public void Reset()
     {
-        Status = 0; Number = 0; Error = null; Old = null; SharedInteger = false; NewLength = 0; Text = null; Staged = null; Replies = null;
+        Status = 0; Number = 0; Error = null; Old = null; SharedInteger = false; NewLength = 0; Text = null; Staged = null; Replies = null; AccessTime = 0;
     }
 }
 
@@ -75,6 +76,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public bool Reader(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
+        if (TouchesKey(in input)) record.Touch();
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
@@ -92,10 +94,25 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.Data.Length + 48 : 0);
                 r.SharedInteger = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
                 r.Text = Encoding(value);
+                r.AccessTime = record.AccessTime;
                 break;
         }
         return true;
     }
+
+    /// <summary>Exists with this flag is TOUCH: it marks the key accessed, where EXISTS and TYPE do not.</summary>
+    public const byte TouchFlag = 1;
+
+    /// <summary>
+    /// Whether a read marks the key accessed (OBJECT IDLETIME), as Redis's lookups do: TTL and friends, EXISTS, TYPE,
+    /// OBJECT and MEMORY USAGE look without touching; every other read touches. Writes always touch (the engine does it).
+    /// </summary>
+    private static bool TouchesKey(in StringInput input) => input.Op switch
+    {
+        StringOp.Ttl or StringOp.Usage => false,
+        StringOp.Exists => input.Flags == TouchFlag,
+        _ => true,
+    };
 
     /// <summary>The record's string bytes, inline or in a LargeValue; false for other object types (WRONGTYPE).</summary>
     public static bool TryGetString(ref RecordRef record, out ReadOnlySpan<byte> value)

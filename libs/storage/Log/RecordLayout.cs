@@ -2,20 +2,24 @@
 //   [0]  RecordInfo (8)
 //   [8]  key length (bits 0..28) + value slack in 8-byte units (bits 29..31) | value length (int32)
 //        (one 8-byte word, written atomically, so a scan never sees a length without its slack)
-//   [16] expiration (int64, Unix ms) when HasExpiration, else absent
+//   [16] access word: [0..3] last access, Unix seconds (AccessClock); [4..7] reserved, zero
+//   [24] expiration (int64, Unix ms) when HasExpiration, else absent
 //   then key bytes (padded to 8), then value bytes (capacity padded to 8)
 // An object record (RecordInfo.ObjectValue) has a 16-byte value: [0] slot of its object in the page's ObjectHeap
 // frame (int32), [4] length of the serialized object in the object log (int32, -1: no object), [8] its address
 // there (int64). The slot means something only in memory; length and address are set when the page is flushed.
 // The value capacity (Align8(length) + slack*8) is what an in-place update may grow into without moving the
 // record; slack lets a value shrink in place by up to 56 bytes. Keys are limited to 2^29-1 bytes.
+// The last-access time is the one field written without the record's lock (a 4-byte aligned store, also in the
+// read-only region): readers take either value, and a page flushed meanwhile keeps either one.
 using System.Runtime.CompilerServices;
 
 namespace Garnet.storage.Log;
 
 public static unsafe class RecordLayout
 {
-    public const int HeaderSize = 16;
+    public const int HeaderSize = 24;
+    private const int AccessOffset = 16;
     public const int ExpirationSize = 8;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -52,6 +56,19 @@ public static unsafe class RecordLayout
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool HasExpiration(byte* record) => RecordInfo.Is(*(ulong*)record, RecordInfo.HasExpiration);
+
+    /// <summary>Unix seconds of the last access (creation, write, or a read that touched it).</summary>
+    public static uint AccessTime(byte* record) => Volatile.Read(ref *(uint*)(record + AccessOffset));
+
+    /// <summary>Marks the record accessed now; stores only when the second changed, so hot reads do not dirty the line.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Touch(byte* record)
+    {
+        uint now = AccessClock.NowSeconds;
+        if (*(uint*)(record + AccessOffset) != now) Volatile.Write(ref *(uint*)(record + AccessOffset), now);
+    }
+
+    public static void SetAccessTime(byte* record, uint unixSeconds) => Volatile.Write(ref *(uint*)(record + AccessOffset), unixSeconds);
 
     public static long Expiration(byte* record) => HasExpiration(record) ? *(long*)(record + HeaderSize) : 0;
 
@@ -114,6 +131,7 @@ public static unsafe class RecordLayout
         if (slack < 0 || slack > MaxSlackUnits || HasExpiration(record) != hasExp) throw new InvalidOperationException("free record of the wrong shape");
         uint keyWord = (uint)key.Length | ((uint)slack << 29);
         Volatile.Write(ref *(ulong*)(record + 8), keyWord | ((ulong)(uint)valueLength << 32));
+        *(ulong*)(record + AccessOffset) = AccessClock.NowSeconds;
         if (hasExp) *(long*)(record + HeaderSize) = expiration;
         key.CopyTo(new Span<byte>(record + KeyOffset(record), key.Length));
     }
@@ -133,6 +151,7 @@ public static unsafe class RecordLayout
         *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | RecordInfo.Present | (hasExp ? RecordInfo.HasExpiration : 0);
         *(int*)(record + 8) = key.Length;
         *(int*)(record + 12) = valueLength;
+        *(ulong*)(record + AccessOffset) = AccessClock.NowSeconds;
         if (hasExp) *(long*)(record + HeaderSize) = expiration;
         key.CopyTo(new Span<byte>(record + KeyOffset(record), key.Length));
     }

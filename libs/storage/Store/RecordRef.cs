@@ -55,6 +55,12 @@ public readonly unsafe ref struct RecordRef
     /// <summary>Unix time in ms at which the record expires; 0 = never.</summary>
     public long Expiration => RecordLayout.Expiration(_record);
 
+    /// <summary>Unix seconds of the record's last access.</summary>
+    public uint AccessTime => RecordLayout.AccessTime(_record);
+
+    /// <summary>Marks the record accessed now (readers decide; writes mark it themselves). Allowed in any region.</summary>
+    public void Touch() => RecordLayout.Touch(_record);
+
     /// <summary>The object of an object record (null for byte values).</summary>
     public object? Object
     {

@@ -210,6 +210,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (locked == RecordInfo.LockOutcome.Locked)
                     {
                         var rr = MemRef(rec, address, true);
+                        RecordLayout.Touch(rec);
                         bool layoutFits = expiration == 0 ? !rr.HasExpiration : rr.HasExpiration;
                         if (layoutFits && obj is null && rr.FitsInPlace(value.Length))
                         {
@@ -448,6 +449,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         else
                         {
                             var rr = MemRef(rec, address, true);
+                            RecordLayout.Touch(rec);
                             try { action = _functions.InPlaceUpdater(ref rr, ref input, ref output); }
                             catch
                             {
