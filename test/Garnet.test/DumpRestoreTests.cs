@@ -15,7 +15,7 @@ public class DumpRestoreTests : ServerFixture
 
     [Test]
     public void Crc64MatchesRedis() =>
-        Assert.That(DumpFormat.Crc64(0, "123456789"u8), Is.EqualTo(0xe9c6d914c4b8d9caUL));
+        Assert.That(Garnet.server.Persistence.RdbEncoding.Crc64(0, "123456789"u8), Is.EqualTo(0xe9c6d914c4b8d9caUL));
 
     [Test]
     public void OurPayloadsAreRedisPayloads()
@@ -28,6 +28,19 @@ public class DumpRestoreTests : ServerFixture
         Assert.That(Convert.ToHexString(c.Execute("DUMP", "d:int").Bytes!).ToLowerInvariant(), Is.EqualTo(RedisInt));
         Assert.That(Convert.ToHexString(c.Execute("DUMP", "d:neg").Bytes!).ToLowerInvariant(), Is.EqualTo(RedisNegative));
         Assert.That(c.Execute("DUMP", "d:missing").IsNull, Is.True);
+    }
+
+    [Test]
+    public void RestoreIdletimeSetsTheKeysIdleTime()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        var payload = Convert.FromHexString(RedisPlain);
+        Assert.That(c.Execute("RESTORE", "d:idle", "0", payload, "IDLETIME", "1000").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "d:idle").Integer, Is.InRange(1000, 1002));
+        Assert.That(c.Execute("RESTORE", "d:fresh", "0", payload).Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "d:fresh").Integer, Is.InRange(0, 1));
+        Assert.That(c.Execute("GET", "d:idle").Text, Is.EqualTo("hello"));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "d:idle").Integer, Is.EqualTo(0), "a read touches it again");
     }
 
     [Test]
@@ -79,7 +92,7 @@ public class DumpRestoreTests : ServerFixture
         var body = new List<byte> { 14, 0x05 };
         body.AddRange("hello"u8.ToArray());
         body.Add(10); body.Add(0);
-        var crc = BitConverter.GetBytes(DumpFormat.Crc64(0, body.ToArray()));
+        var crc = BitConverter.GetBytes(Garnet.server.Persistence.RdbEncoding.Crc64(0, body.ToArray()));
         Assert.That(c.Execute("RESTORE", "x:1", "0", body.Concat(crc).ToArray()).Text, Is.EqualTo("ERR Bad data format"));
     }
 }

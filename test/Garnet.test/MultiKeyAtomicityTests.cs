@@ -32,6 +32,36 @@ public class MultiKeyAtomicityTests : ServerFixture
     }
 
     [Test]
+    public void MgetSeesSingleKeyWritesInTheirOrder()
+    {
+        // One client sets k0..k39 to round i, in order, one SET each; an MGET of k0..k39 is a snapshot, so its values
+        // never increase along the keys (a later key never holds a newer round than an earlier one).
+        var keys = Enumerable.Range(0, 40).Select(i => "mo:" + i).ToArray();
+        using var writer = _server.Client();
+        using var reader = _server.Client();
+        writer.Execute(Cmd("MSET", keys.SelectMany(k => new object[] { k, "0" })));
+        var done = 0;
+        var write = Task.Run(() =>
+        {
+            for (int round = 1; round <= 1500; round++)
+            {
+                foreach (var k in keys) writer.Send("SET", k, round.ToString());
+                foreach (var _ in keys) writer.Read();
+            }
+            Volatile.Write(ref done, 1);
+        });
+        int reads = 0, torn = 0;
+        while (Volatile.Read(ref done) == 0 || reads < 10)
+        {
+            var values = reader.Execute(Cmd("MGET", keys)).Elements!.Select(e => int.Parse(e.Text!)).ToArray();
+            for (int j = 1; j < values.Length; j++) if (values[j] > values[j - 1]) { torn++; break; }
+            reads++;
+        }
+        write.Wait();
+        Assert.That(torn, Is.EqualTo(0), $"{torn} of {reads} MGETs saw a later SET without an earlier one");
+    }
+
+    [Test]
     public void RenameKeepsExactlyOneOfTheTwoNames()
     {
         using var writer = _server.Client();

@@ -20,6 +20,7 @@ public static class DumpCommands
     public static void Restore(RespServerSession s)
     {
         bool replace = false, absolute = false, idle = false, freq = false;
+        long idleSeconds = 0;
         for (int i = 4; i < s.Argc; i++)
         {
             var a = s.Arg(i);
@@ -27,9 +28,9 @@ public static class DumpCommands
             else if (StringCommands.Ascii(a, "ABSTTL")) absolute = true;
             else if (StringCommands.Ascii(a, "IDLETIME") && i + 1 < s.Argc && !freq)
             {
-                // Accepted for compatibility; access times are not tracked, so the value is checked and not kept.
-                if (!NumberParsing.TryParseInt64(s.Arg(++i), out long v)) { s.WriteError(StringFunctions.NotInteger); return; }
-                if (v < 0) { s.WriteError("ERR Invalid IDLETIME value, must be >= 0"); return; }
+                // The key's last access is set that many seconds back (OBJECT IDLETIME), as Redis does without an LFU policy.
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out idleSeconds)) { s.WriteError(StringFunctions.NotInteger); return; }
+                if (idleSeconds < 0) { s.WriteError("ERR Invalid IDLETIME value, must be >= 0"); return; }
                 idle = true;
             }
             else if (StringCommands.Ascii(a, "FREQ") && i + 1 < s.Argc && !idle)
@@ -59,6 +60,11 @@ public static class DumpCommands
             }
         }
         s.Storage.Upsert(s.Arg(1), value, at);
+        if (idle)
+        {
+            var setIdle = new StringInput { Op = StringOp.SetAccessTime, Number = Math.Max(0, Garnet.storage.Log.AccessClock.NowSeconds - Math.Min(idleSeconds, uint.MaxValue)) };
+            s.Storage.Rmw(s.Arg(1), ref setIdle);
+        }
         s.Writer.WriteOk();
     }
 }

@@ -243,37 +243,41 @@ public static class KeyCommands
         var scans = s.Server.Store.Scans;
         var state = scans.Resume(ref token);
         long next;
-        lock (state)
+        try
         {
-            var it = state.Iterator;
-            // COUNT is the work of one call: the keys of this database it examines. Keys of other databases share the log,
-            // so they are skipped at a bounded rate too, and one call never runs over more than a few pages.
-            long examined = 0, skipped = 0, skipLimit = Math.Max(count, 1) * 16 + 65536;
-            var batch = new List<IteratedRecord>();
-            try
+            lock (state)
             {
-                while (examined < count && skipped < skipLimit)
+                var it = state.Iterator;
+                // COUNT is the work of one call: the keys of this database it examines. Keys of other databases share the log,
+                // so they are skipped at a bounded rate too, and one call never runs over more than a few pages.
+                long examined = 0, skipped = 0, skipLimit = Math.Min(count, 1L << 32) * 16 + 65536;
+                var batch = new List<IteratedRecord>();
+                try
                 {
-                    if (!scans.TryTake(state, out var key))
+                    while (examined < count && skipped < skipLimit)
                     {
-                        if (it.Done) break;
-                        batch.Clear();
-                        it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
-                        scans.Buffer(state, batch);
-                        continue;
+                        if (!scans.TryTake(state, out var key))
+                        {
+                            if (it.Done) break;
+                            batch.Clear();
+                            it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
+                            scans.Buffer(state, batch);
+                            continue;
+                        }
+                        if (!InDb(key, id)) { skipped++; continue; }
+                        examined++;
+                        if (type is not null && type != "string") continue; // every value is a string for now
+                        if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(key, 2, key.Length - 2))) continue;
+                        found.Add(key[2..]);
                     }
-                    if (!InDb(key, id)) { skipped++; continue; }
-                    examined++;
-                    if (type is not null && type != "string") continue; // every value is a string for now
-                    if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(key, 2, key.Length - 2))) continue;
-                    found.Add(key[2..]);
                 }
+                catch { scans.Finish(token); throw; }
+                bool more = state.Buffered.Count > 0 || !it.Done;
+                next = more ? token : 0;
+                if (!more) scans.Finish(token);
             }
-            catch { scans.Finish(token); throw; }
-            bool more = state.Buffered.Count > 0 || !it.Done;
-            next = more ? token : 0;
-            if (!more) scans.Finish(token);
         }
+        finally { scans.Release(state); }
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(next.ToString());
         s.Writer.WriteArrayHeader(found.Count);

@@ -2,7 +2,7 @@
 // Invariants:
 //  - The keys are the ones the command table names (first, last, step), so dispatch, COMMAND GETKEYS and locking agree.
 //  - Exclusive when the row says the command is multi-step (CommandDefinition.LocksKeysExclusively) or when a write
-//    names more than one key; otherwise shared.
+//    names more than one key; a write of one key takes Write, a read of one key Read, a read of several MultiRead.
 //  - Several stripes are gathered in a bitset and taken in ascending order, each once; Release undoes exactly what
 //    Acquire took. Nothing here allocates per command.
 using Garnet.server.Commands;
@@ -16,7 +16,7 @@ internal sealed class CommandKeyLocks
     private readonly ulong[] _bits = new ulong[KeyLocks.StripeCount / 64];
     private int _single = -1;   // the one stripe held, or -1
     private bool _multi;        // stripes held are the bits set in _bits
-    private bool _exclusive;
+    private KeyLockMode _mode;
 
     public CommandKeyLocks(KeyLocks locks) => _locks = locks;
 
@@ -29,12 +29,14 @@ internal sealed class CommandKeyLocks
         int step = Math.Max(1, keys.Step);
         if (keys.First > last) return false;
         int count = (last - keys.First) / step + 1;
-        _exclusive = cmd.LocksKeysExclusively || (count > 1 && (cmd.Flags & CommandFlags.Write) != 0);
+        bool write = (cmd.Flags & CommandFlags.Write) != 0;
+        _mode = cmd.LocksKeysExclusively || (write && count > 1) ? KeyLockMode.Exclusive
+            : write ? KeyLockMode.Write
+            : count > 1 ? KeyLockMode.MultiRead : KeyLockMode.Read;
         if (count == 1)
         {
             _single = KeyLocks.StripeOf(s.Arg(keys.First));
-            if (_exclusive) _locks.EnterExclusive(_single);
-            else _locks.EnterShared(_single);
+            _locks.Enter(_single, _mode);
             return true;
         }
         for (int i = keys.First; i <= last; i += step)
@@ -50,8 +52,7 @@ internal sealed class CommandKeyLocks
             {
                 int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
                 word &= word - 1;
-                if (_exclusive) _locks.EnterExclusive(stripe);
-                else _locks.EnterShared(stripe);
+                _locks.Enter(stripe, _mode);
             }
         }
         return true;
@@ -61,8 +62,7 @@ internal sealed class CommandKeyLocks
     {
         if (_single >= 0)
         {
-            if (_exclusive) _locks.ExitExclusive(_single);
-            else _locks.ExitShared(_single);
+            _locks.Exit(_single, _mode);
             _single = -1;
             return;
         }
@@ -75,8 +75,7 @@ internal sealed class CommandKeyLocks
             {
                 int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
                 word &= word - 1;
-                if (_exclusive) _locks.ExitExclusive(stripe);
-                else _locks.ExitShared(stripe);
+                _locks.Exit(stripe, _mode);
             }
         }
         _multi = false;

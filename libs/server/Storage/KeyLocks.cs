@@ -1,21 +1,30 @@
-// KeyLocks: striped reader-writer locks over key names. A command holds the stripes of its keys for its whole run, so
-// a command made of several engine operations (MSET, RENAME, RESTORE, ...) is atomic to every other command.
+// KeyLocks: striped locks over key names. A command holds the stripes of its keys for its whole run, so a command made
+// of several engine operations (MSET, RENAME, RESTORE, ...) is atomic to every other command, and a multi-key read
+// (MGET) sees no single-key write half-way through a sequence of them.
+// Modes (who may share a stripe):
+//   Read      single-key reads                 — with Read, Write, MultiRead
+//   Write     single-key writes                — with Read, Write            (the engine makes each one atomic)
+//   MultiRead reads of several keys             — with Read, MultiRead
+//   Exclusive multi-step or multi-key writes, and SWAPDB/FLUSHDB/FLUSHALL (all stripes) — alone
 // Invariants:
 //  - A key name maps to one stripe whatever its database, so COPY ... DB and MOVE hold one stripe for both sides.
-//  - Single-step commands hold their stripes shared (the engine makes each single-key operation atomic); multi-step
-//    commands hold theirs exclusively; SWAPDB/FLUSHDB/FLUSHALL hold every stripe exclusively while they remap databases.
 //  - A holder of several stripes takes them in ascending order, each once, and waits on nothing else while holding them
-//    except its own pending disk operations: no deadlock.
-//  - A writer first marks the stripe Pending; new shared holders then wait, so a stream of readers cannot starve it.
+//    except its own pending disk operations: no deadlock. EnterAll takes them one at a time, in order, for that reason.
+//  - An exclusive taker first marks the stripe Pending; no new holder enters then, so a stream of others cannot starve it.
+//  - Waiters spin briefly, then sleep (a holder may be waiting for the disk).
 namespace Garnet.server.Storage;
+
+public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
 
 public sealed class KeyLocks
 {
     public const int StripeCount = 4096; // a power of two
-    private const int Writer = 1 << 30, Pending = 1 << 29, Busy = Writer | Pending;
 
-    // One word per stripe: the count of shared holders, plus the Writer and Pending bits.
-    private readonly int[] _words = new int[StripeCount];
+    // One word per stripe: three 16-bit holder counts (Read, Write, MultiRead) and the Pending and Writer bits.
+    private const long ReadUnit = 1, WriteUnit = 1L << 16, MultiReadUnit = 1L << 32;
+    private const long ReadMask = 0xFFFFL, WriteMask = 0xFFFFL << 16, MultiReadMask = 0xFFFFL << 32;
+    private const long Pending = 1L << 48, Writer = 1L << 49, Busy = Pending | Writer;
+    private readonly long[] _words = new long[StripeCount];
 
     /// <summary>The stripe of a key name (the client's key, without the database prefix).</summary>
     public static int StripeOf(ReadOnlySpan<byte> key)
@@ -34,38 +43,54 @@ public sealed class KeyLocks
         return (int)h & (StripeCount - 1);
     }
 
-    public void EnterShared(int stripe)
+    public void Enter(int stripe, KeyLockMode mode)
     {
-        ref int w = ref _words[stripe];
-        int v = Volatile.Read(ref w);
-        if ((v & Busy) == 0 && Interlocked.CompareExchange(ref w, v + 1, v) == v) return;
+        if (mode == KeyLockMode.Exclusive) { EnterExclusive(stripe); return; }
+        long unit = Unit(mode), conflicts = mode switch
+        {
+            KeyLockMode.Read => Busy,
+            KeyLockMode.Write => Busy | MultiReadMask,
+            _ => Busy | WriteMask,
+        };
+        ref long w = ref _words[stripe];
+        long v = Volatile.Read(ref w);
+        if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v) return;
         var spin = new SpinWait();
         while (true)
         {
-            spin.SpinOnce(sleep1Threshold: -1);
+            spin.SpinOnce();
             v = Volatile.Read(ref w);
-            if ((v & Busy) == 0 && Interlocked.CompareExchange(ref w, v + 1, v) == v) return;
+            if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v) return;
         }
     }
 
-    public void ExitShared(int stripe) => Interlocked.Decrement(ref _words[stripe]);
-
-    public void EnterExclusive(int stripe)
+    public void Exit(int stripe, KeyLockMode mode)
     {
-        ref int w = ref _words[stripe];
+        if (mode == KeyLockMode.Exclusive) Volatile.Write(ref _words[stripe], 0);
+        else Interlocked.Add(ref _words[stripe], -Unit(mode));
+    }
+
+    private static long Unit(KeyLockMode mode) => mode switch
+    {
+        KeyLockMode.Read => ReadUnit,
+        KeyLockMode.Write => WriteUnit,
+        _ => MultiReadUnit,
+    };
+
+    private void EnterExclusive(int stripe)
+    {
+        ref long w = ref _words[stripe];
         var spin = new SpinWait();
-        while (true) // claim Pending (only one writer at a time can)
+        while (true) // claim Pending (only one exclusive taker at a time can)
         {
-            int v = Volatile.Read(ref w);
+            long v = Volatile.Read(ref w);
             if ((v & Busy) == 0 && Interlocked.CompareExchange(ref w, v | Pending, v) == v) break;
-            spin.SpinOnce(sleep1Threshold: -1);
+            spin.SpinOnce();
         }
-        // No new shared holder can enter now; wait for the current ones to leave.
-        while (Volatile.Read(ref w) != Pending) spin.SpinOnce(sleep1Threshold: -1);
+        // No new holder can enter now; wait for the current ones to leave.
+        while (Volatile.Read(ref w) != Pending) spin.SpinOnce();
         Volatile.Write(ref w, Writer);
     }
-
-    public void ExitExclusive(int stripe) => Volatile.Write(ref _words[stripe], 0);
 
     /// <summary>Holds every stripe exclusively: no keyed command runs until ExitAll.</summary>
     public void EnterAll()
@@ -75,6 +100,6 @@ public sealed class KeyLocks
 
     public void ExitAll()
     {
-        for (int i = StripeCount - 1; i >= 0; i--) ExitExclusive(i);
+        for (int i = StripeCount - 1; i >= 0; i--) Volatile.Write(ref _words[i], 0);
     }
 }

@@ -6,7 +6,8 @@
 // The iterator yields whole log pages; keys of a page that a call's COUNT did not cover wait in the cursor's buffer for
 // the next call, so COUNT bounds the keys a call examines, as in Redis.
 // Invariants: tokens have bit 62 set (so they never collide with 0); one SCAN call at a time per cursor (its lock);
-// buffered keys of all cursors together stay under MaxBufferedKeys (the least recently used cursors are dropped).
+// a cursor between Resume and Release (in use) is never dropped by anyone else; buffered keys of all cursors together
+// stay under MaxBufferedKeys (idle cursors with buffered keys are dropped, least recently used first).
 using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
@@ -23,6 +24,7 @@ public sealed class ScanCursors
         public long LastUsedMs = Environment.TickCount64;
         /// <summary>Stored keys (with their database prefix) taken from the iterator and not yet examined.</summary>
         public Queue<byte[]> Buffered { get; } = new();
+        internal int Users; // SCAN calls between Resume and Release; under ScanCursors' lock
     }
 
     private long _bufferedTotal;
@@ -42,18 +44,29 @@ public sealed class ScanCursors
             if (token != 0 && _open.TryGetValue(token, out var known))
             {
                 known.LastUsedMs = Environment.TickCount64;
+                known.Users++;
                 return known;
             }
             Sweep();
             if (_open.Count >= MaxOpen)
             {
-                var oldest = _open.MinBy(kv => kv.Value.LastUsedMs);
-                Drop(oldest.Key, oldest.Value);
+                var oldest = _open.Where(kv => kv.Value.Users == 0).MinBy(kv => kv.Value.LastUsedMs);
+                if (oldest.Value is not null) Drop(oldest.Key, oldest.Value);
             }
             token = (1L << 62) | (Random.Shared.NextInt64() & ((1L << 62) - 1));
-            var cursor = new Cursor(new KeyIterator(_store));
+            var cursor = new Cursor(new KeyIterator(_store)) { Users = 1 };
             _open[token] = cursor;
             return cursor;
+        }
+    }
+
+    /// <summary>The SCAN call that resumed the cursor is done with it.</summary>
+    public void Release(Cursor cursor)
+    {
+        lock (_open)
+        {
+            cursor.Users--;
+            cursor.LastUsedMs = Environment.TickCount64;
         }
     }
 
@@ -71,12 +84,10 @@ public sealed class ScanCursors
         if (Interlocked.Add(ref _bufferedTotal, batch.Count) <= MaxBufferedKeys) return;
         lock (_open)
         {
-            foreach (var (token, c) in _open.OrderBy(kv => kv.Value.LastUsedMs).ToList())
+            foreach (var (token, c) in _open.Where(kv => kv.Value.Users == 0 && kv.Value.Buffered.Count > 0).OrderBy(kv => kv.Value.LastUsedMs).ToList())
             {
                 if (Interlocked.Read(ref _bufferedTotal) <= MaxBufferedKeys) break;
-                if (c == cursor || !Monitor.TryEnter(c)) continue; // one in use is not dropped under its caller
-                try { Drop(token, c); }
-                finally { Monitor.Exit(c); }
+                Drop(token, c);
             }
         }
     }
@@ -106,7 +117,7 @@ public sealed class ScanCursors
         lock (_open)
         {
             long now = Environment.TickCount64;
-            foreach (var (token, c) in _open.Where(kv => now - kv.Value.LastUsedMs > IdleLimit.TotalMilliseconds).ToList())
+            foreach (var (token, c) in _open.Where(kv => kv.Value.Users == 0 && now - kv.Value.LastUsedMs > IdleLimit.TotalMilliseconds).ToList())
                 Drop(token, c);
         }
     }

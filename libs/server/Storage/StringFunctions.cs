@@ -10,7 +10,7 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage, GetDel }
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage, GetDel, SetAccessTime }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -159,6 +159,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         valueLength = 0;
         expiration = 0;
         r.Old = null; // a retry after a lost race may land here after an earlier attempt saw a value
+        if (input.Op == StringOp.SetAccessTime) return false;
         switch (input.Op)
         {
             case StringOp.Set:
@@ -243,6 +244,12 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public UpdateAction InPlaceUpdater(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
+        if (input.Op == StringOp.SetAccessTime)
+        {
+            // RESTORE ... IDLETIME: the record it just wrote is at the tail (a record already read-only keeps "now").
+            record.SetAccessTime((uint)input.Number);
+            return UpdateAction.Done;
+        }
         // A LargeValue never fits in place (FitsInPlace is false for objects): changes to it copy.
         if (!TryGetString(ref record, out var old)) { r.Error = WrongType; return UpdateAction.Abort; }
         switch (input.Op)
@@ -360,6 +367,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         var r = output.Result;
         valueLength = 0;
         expiration = oldRecord.Expiration;
+        if (input.Op == StringOp.SetAccessTime) return false;
         if (!TryGetString(ref oldRecord, out var old)) { r.Error = WrongType; return false; }
         valueLength = Shape(NewLengthOf(ref input, old, r), r);
         if (r.Error is not null) return false;

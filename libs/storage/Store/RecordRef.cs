@@ -61,6 +61,13 @@ public readonly unsafe ref struct RecordRef
     /// <summary>Marks the record accessed now (readers decide; writes mark it themselves). Allowed in any region.</summary>
     public void Touch() => RecordLayout.Touch(_record);
 
+    /// <summary>Sets the last-access time (Unix seconds) of a mutable record, e.g. to restore a key's idle time.</summary>
+    public void SetAccessTime(uint unixSeconds)
+    {
+        if (!IsMutable) throw new InvalidOperationException("record is not mutable");
+        RecordLayout.SetAccessTime(_record, unixSeconds);
+    }
+
     /// <summary>The object of an object record (null for byte values).</summary>
     public object? Object
     {
