@@ -1,0 +1,144 @@
+// RdbEncoding: Redis's RDB value encodings, shared by DUMP/RESTORE payloads and checkpoint files.
+//  - Lengths: 6-bit (00xxxxxx), 14-bit (01xxxxxx xxxxxxxx), 32-bit (0x80 + 4 bytes BE), 64-bit (0x81 + 8 bytes BE);
+//    11xxxxxx marks a special string encoding instead (0-2: INT8/16/32 little-endian, 3: LZF).
+//  - Strings are written as integers where Redis would (canonical integers of up to 11 characters that fit in 32 bits),
+//    else plain; LZF is read but never written (it is optional for a writer).
+//  - The checksum is Redis's CRC-64 (Jones polynomial, reflected, no final xor).
+// Readers return null (or -1) when the bytes do not hold a whole, valid item: callers with more bytes coming retry.
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Text;
+using Garnet.server.Storage;
+
+namespace Garnet.server.Persistence;
+
+public static class RdbEncoding
+{
+    public static void WriteLength(IBufferWriter<byte> w, long n)
+    {
+        if (n < 64) { w.GetSpan(1)[0] = (byte)n; w.Advance(1); }
+        else if (n < 16384) { var s = w.GetSpan(2); s[0] = (byte)(0x40 | (n >> 8)); s[1] = (byte)n; w.Advance(2); }
+        else if (n <= uint.MaxValue) { var s = w.GetSpan(5); s[0] = 0x80; BinaryPrimitives.WriteUInt32BigEndian(s[1..], (uint)n); w.Advance(5); }
+        else { var s = w.GetSpan(9); s[0] = 0x81; BinaryPrimitives.WriteUInt64BigEndian(s[1..], (ulong)n); w.Advance(9); }
+    }
+
+    public static void WriteString(IBufferWriter<byte> w, ReadOnlySpan<byte> v)
+    {
+        if (v.Length <= 11 && NumberParsing.TryParseInt64(v, out long n))
+        {
+            if (n >= sbyte.MinValue && n <= sbyte.MaxValue) { var s = w.GetSpan(2); s[0] = 0xC0; s[1] = (byte)(sbyte)n; w.Advance(2); return; }
+            if (n >= short.MinValue && n <= short.MaxValue) { var s = w.GetSpan(3); s[0] = 0xC1; BinaryPrimitives.WriteInt16LittleEndian(s[1..], (short)n); w.Advance(3); return; }
+            if (n >= int.MinValue && n <= int.MaxValue) { var s = w.GetSpan(5); s[0] = 0xC2; BinaryPrimitives.WriteInt32LittleEndian(s[1..], (int)n); w.Advance(5); return; }
+        }
+        WriteLength(w, v.Length);
+        w.Write(v);
+    }
+
+    /// <summary>Reads a length; special = true for the 0xC0.. string encodings (then the result is the encoding). -1: not enough bytes or invalid.</summary>
+    public static long ReadLength(ReadOnlySpan<byte> d, ref int at, out bool special)
+    {
+        special = false;
+        if (at >= d.Length) return -1;
+        byte first = d[at];
+        long n;
+        switch (first >> 6)
+        {
+            case 0: n = first & 0x3f; at += 1; return n;
+            case 1: if (at + 2 > d.Length) return -1; n = ((first & 0x3f) << 8) | d[at + 1]; at += 2; return n;
+            case 2:
+                if (first == 0x80) { if (at + 5 > d.Length) return -1; n = BinaryPrimitives.ReadUInt32BigEndian(d[(at + 1)..]); at += 5; return n; }
+                if (first == 0x81) { if (at + 9 > d.Length) return -1; n = (long)BinaryPrimitives.ReadUInt64BigEndian(d[(at + 1)..]); at += 9; return n < 0 ? -1 : n; }
+                return -1;
+            default: special = true; at += 1; return first & 0x3f;
+        }
+    }
+
+    /// <summary>Reads a string at d[at..]; null when the bytes are incomplete or invalid (at is then unchanged).</summary>
+    public static byte[]? ReadString(ReadOnlySpan<byte> d, ref int at)
+    {
+        int start = at;
+        var v = ReadStringCore(d, ref at);
+        if (v is null) at = start;
+        return v;
+    }
+
+    private static byte[]? ReadStringCore(ReadOnlySpan<byte> d, ref int at)
+    {
+        long n = ReadLength(d, ref at, out bool special);
+        if (n < 0) return null;
+        if (!special)
+        {
+            if (n > d.Length - at) return null;
+            var v = d.Slice(at, (int)n).ToArray();
+            at += (int)n;
+            return v;
+        }
+        switch (n)
+        {
+            case 0: if (at + 1 > d.Length) return null; return Encoding.ASCII.GetBytes(((sbyte)d[at++]).ToString());
+            case 1: { if (at + 2 > d.Length) return null; short v = BinaryPrimitives.ReadInt16LittleEndian(d[at..]); at += 2; return Encoding.ASCII.GetBytes(v.ToString()); }
+            case 2: { if (at + 4 > d.Length) return null; int v = BinaryPrimitives.ReadInt32LittleEndian(d[at..]); at += 4; return Encoding.ASCII.GetBytes(v.ToString()); }
+            case 3:
+            {
+                long clen = ReadLength(d, ref at, out bool s1), len = ReadLength(d, ref at, out bool s2);
+                if (clen < 0 || len < 0 || s1 || s2 || clen > d.Length - at || len > StringFunctions.MaxValueLength) return null;
+                var v = new byte[len];
+                if (!LzfDecompress(d.Slice(at, (int)clen), v)) return null;
+                at += (int)clen;
+                return v;
+            }
+            default: return null;
+        }
+    }
+
+    /// <summary>LZF decompression (liblzf's format, as Redis uses it); false when the data does not decode to exactly output.Length bytes.</summary>
+    public static bool LzfDecompress(ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        int ip = 0, op = 0;
+        while (ip < input.Length)
+        {
+            int ctrl = input[ip++];
+            if (ctrl < 32)
+            {
+                int len = ctrl + 1;
+                if (op + len > output.Length || ip + len > input.Length) return false;
+                input.Slice(ip, len).CopyTo(output[op..]);
+                ip += len; op += len;
+            }
+            else
+            {
+                int len = ctrl >> 5;
+                int back = op - ((ctrl & 0x1f) << 8) - 1;
+                if (len == 7) { if (ip >= input.Length) return false; len += input[ip++]; }
+                if (ip >= input.Length) return false;
+                back -= input[ip++];
+                len += 2;
+                if (back < 0 || op + len > output.Length) return false;
+                for (int i = 0; i < len; i++) output[op++] = output[back++]; // may overlap: byte by byte
+            }
+        }
+        return op == output.Length;
+    }
+
+    private static readonly ulong[] s_table = BuildTable();
+
+    private static ulong[] BuildTable()
+    {
+        const ulong reflectedPoly = 0x95ac9329ac4bc9b5; // 0xad93d23594c935a9 bit-reversed
+        var t = new ulong[256];
+        for (int i = 0; i < 256; i++)
+        {
+            ulong c = (ulong)i;
+            for (int k = 0; k < 8; k++) c = (c & 1) != 0 ? (c >> 1) ^ reflectedPoly : c >> 1;
+            t[i] = c;
+        }
+        return t;
+    }
+
+    /// <summary>Redis's crc64 (Jones, reflected, no final xor): crc64(0, "123456789") = 0xe9c6d914c4b8d9ca.</summary>
+    public static ulong Crc64(ulong crc, ReadOnlySpan<byte> data)
+    {
+        foreach (byte b in data) crc = s_table[(byte)(crc ^ b)] ^ (crc >> 8);
+        return crc;
+    }
+}
