@@ -32,7 +32,10 @@ public sealed class RespServer : IDisposable
         Clients = new ClientRegistry();
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
+        SaveOnStop = settings.SaveRules.Length > 0;
         Store = new Storage.StoreHost(settings, LoggerFactory);
+        Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
+        if (Store.Recovered.File is not null) Checkpoints.MarkRecovered(Store.Recovered.CheckpointUnixSeconds);
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
     }
 
@@ -43,6 +46,12 @@ public sealed class RespServer : IDisposable
     public CommandTable Commands { get; }
     /// <summary>The key-value store and its databases.</summary>
     public Storage.StoreHost Store { get; }
+    /// <summary>Checkpoints: SAVE, BGSAVE, the save rules and the one taken at shutdown.</summary>
+    public Persistence.Checkpointer Checkpoints { get; }
+
+    /// <summary>Whether Stop takes a checkpoint (after the last connection is gone): by default when save rules are set;
+    /// SHUTDOWN SAVE / NOSAVE decide for themselves.</summary>
+    public bool SaveOnStop { get; set; }
     public string RunId { get; }
     public IReadOnlyList<IPEndPoint> EndPoints => _listeners.Select(l => l.LocalEndPoint).ToList();
 
@@ -151,6 +160,12 @@ public sealed class RespServer : IDisposable
         foreach (var s in Clients.Snapshot()) s.Kill();
         deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
         while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+        if (SaveOnStop && Clients.Count == 0 && Checkpoints.ChangesSinceLastSave > 0)
+        {
+            try { Checkpoints.SaveAsync("shutdown").GetAwaiter().GetResult(); }
+            catch (Exception ex) { _logger.LogCritical(ex, "The checkpoint at shutdown failed: writes since the last checkpoint are lost"); }
+        }
+        Checkpoints.Dispose();
         Store.Dispose(connectionsIdle: Clients.Count == 0);
         _logger.LogInformation("Server stopped");
     }

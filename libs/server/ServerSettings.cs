@@ -16,6 +16,10 @@ public sealed class ServerSettings
     /// <summary>Password of the default user; null or empty means none.</summary>
     public volatile string? RequirePass;
     public int Databases { get; set; } = 16;
+    /// <summary>When a checkpoint is due (Redis's save rules); empty turns periodic checkpoints off.</summary>
+    public Persistence.SaveRule[] SaveRules { get; set; } = Persistence.SaveRules.Default;
+    /// <summary>Start even when --dir holds checkpoint files that cannot be read (they are renamed *.unreadable).</summary>
+    public bool IgnoreUnreadableData { get; set; }
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>
     public volatile string LogLevel = "notice";
     public RespLimits Limits { get; } = new();

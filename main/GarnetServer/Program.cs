@@ -58,7 +58,22 @@ catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOExcepti
     Console.Error.WriteLine($"Could not start: {ex.Message}");
     return 1;
 }
+catch (Exception ex) when (FindPersistenceError(ex) is { } pe)
+{
+    Console.Error.WriteLine(pe.Message);
+    return 1;
+}
 return 0;
+
+static Garnet.server.Persistence.PersistenceException? FindPersistenceError(Exception? ex)
+{
+    for (; ex is not null; ex = ex.InnerException)
+    {
+        if (ex is Garnet.server.Persistence.PersistenceException pe) return pe;
+        if (ex is AggregateException ae && ae.InnerExceptions.Select(FindPersistenceError).FirstOrDefault(x => x is not null) is { } inner) return inner;
+    }
+    return null;
+}
 
 sealed class GarnetHostedService(GarnetServer server, IHostApplicationLifetime lifetime, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
 {

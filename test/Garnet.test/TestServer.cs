@@ -10,10 +10,15 @@ public sealed class TestServer : IDisposable
     public int Port => Server.Port;
     public string Dir { get; }
 
-    public TestServer(Action<GarnetServerOptions>? configure = null)
+    private readonly bool _ownsDir;
+
+    /// <summary>A server on a fresh temporary directory (deleted at Dispose), or on dir (kept, for restarts).</summary>
+    public TestServer(Action<GarnetServerOptions>? configure = null, string? dir = null)
     {
-        Dir = Path.Combine(Path.GetTempPath(), "garnet-test-" + Guid.NewGuid().ToString("N"));
-        var options = new GarnetServerOptions { Port = 0, Bind = "127.0.0.1", Dir = Dir };
+        _ownsDir = dir is null;
+        Dir = dir ?? Path.Combine(Path.GetTempPath(), "garnet-test-" + Guid.NewGuid().ToString("N"));
+        // No checkpoints unless a test asks for them (they would only slow the disposal of a throw-away directory).
+        var options = new GarnetServerOptions { Port = 0, Bind = "127.0.0.1", Dir = Dir, Save = "" };
         configure?.Invoke(options);
         Server = new GarnetServer(options);
         Server.Start();
@@ -27,7 +32,7 @@ public sealed class TestServer : IDisposable
     public void Dispose()
     {
         Server.Dispose();
-        try { Directory.Delete(Dir, true); } catch { }
+        if (_ownsDir) try { Directory.Delete(Dir, true); } catch { }
     }
 }
 

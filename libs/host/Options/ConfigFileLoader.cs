@@ -31,9 +31,11 @@ public static class ConfigFileLoader
                 string value = p.Value.ValueKind switch
                 {
                     JsonValueKind.String => p.Value.GetString()!,
+                    JsonValueKind.True => "true",
+                    JsonValueKind.False => "false",
                     JsonValueKind.Number => p.Value.GetRawText(),
                     JsonValueKind.Array => string.Join(' ', p.Value.EnumerateArray().Select(e => e.ToString())),
-                    _ => throw new OptionsException($"Invalid value for {p.Name} in '{path}': expected a string or a number."),
+                    _ => throw new OptionsException($"Invalid value for {p.Name} in '{path}': expected a string, a number or a boolean."),
                 };
                 if (!Apply(p.Name, value, options, redisConf: false))
                     throw new OptionsException($"Unknown option '{p.Name}' in '{path}'. Allowed: {string.Join(", ", KnownNames)}.");
@@ -59,6 +61,13 @@ public static class ConfigFileLoader
             // client-output-buffer-limit appears once per client class: keep the last line of each class.
             string slot = name.Equals("client-output-buffer-limit", StringComparison.OrdinalIgnoreCase)
                 ? name + " " + value.Split(' ', 2)[0].ToLowerInvariant() : name;
+            if (name.Equals("save", StringComparison.OrdinalIgnoreCase))
+            {
+                // Every "save" line adds rules; save "" clears those before it (as in redis.conf).
+                string previous = last.TryGetValue("save", out var p) && p.value != "" ? p.value + " " : "";
+                last["save"] = (name, value == "" ? "" : previous + value, lineNo);
+                continue;
+            }
             last[slot] = (name, value, lineNo);
         }
         foreach (var (name, value, line) in last.Values.OrderBy(v => v.line))
@@ -75,11 +84,18 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit"];
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
             ? n : throw new OptionsException($"Invalid value for {name}: '{value}'. Allowed: an integer.");
+
+    private static bool ParseBool(string name, string value) => value.ToLowerInvariant() switch
+    {
+        "yes" or "true" or "1" => true,
+        "no" or "false" or "0" => false,
+        _ => throw new OptionsException($"Invalid value for {name}: '{value}'. Allowed: yes or no."),
+    };
 
     private static bool Apply(string name, string value, GarnetServerOptions o, bool redisConf)
     {
@@ -90,6 +106,8 @@ public static class ConfigFileLoader
             case "memory": o.Memory ??= value; return true;
             case "maxmemory": if (!redisConf) return false; o.Memory ??= value; return true;
             case "dir": o.Dir ??= value; return true;
+            case "save": o.Save ??= value; return true;
+            case "ignore-unreadable-data": if (redisConf) return false; o.IgnoreUnreadableData |= ParseBool("ignore-unreadable-data", value); return true;
             case "requirepass": o.RequirePass ??= value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;

@@ -43,6 +43,12 @@ public sealed class GarnetServerOptions
     [Option("client-output-buffer-limit", HelpText = "Largest pending reply per normal client before it is dropped (0 = no limit; replies are sent as they are produced). Default: 0")]
     public string? ClientOutputBufferLimit { get; set; }
 
+    [Option("save", HelpText = "Checkpoint rules as in redis.conf: pairs of <seconds> <changes>; a checkpoint is taken when at least <changes> writes happened and more than <seconds> passed since the last one. \"\" turns periodic checkpoints (and the one at shutdown) off. Default: \"3600 1 300 100 60 10000\"")]
+    public string? Save { get; set; }
+
+    [Option("ignore-unreadable-data", HelpText = "Start even when --dir holds checkpoint files that cannot be read (corrupt or truncated); they are renamed to *.unreadable. Without it the server refuses to start and names the file. Default: off")]
+    public bool IgnoreUnreadableData { get; set; }
+
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
 }

@@ -51,6 +51,10 @@ public static class SettingsBuilder
 
         s.Limits.ProtoMaxBulkLen = Memory("proto-max-bulk-len", o.ProtoMaxBulkLen ?? "512mb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 2);
         s.Limits.QueryBufferLimit = Memory("client-query-buffer-limit", o.ClientQueryBufferLimit ?? "1gb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 1);
+        string save = o.Save ?? Garnet.server.Persistence.SaveRules.Format(Garnet.server.Persistence.SaveRules.Default);
+        s.SaveRules = Garnet.server.Persistence.SaveRules.Parse(save.Trim() is "" ? "\"\"" : save)
+            ?? throw Invalid("save", o.Save, "pairs of <seconds> <changes> (positive seconds, changes >= 0), e.g. \"3600 1 300 100\", or \"\" for none");
+        s.IgnoreUnreadableData = o.IgnoreUnreadableData;
         s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
         return s;
     }

@@ -177,6 +177,9 @@ public sealed class CommandTable
         // server
         yield return new() { Name = "time", Arity = 1, Flags = Loading | Stale | Fast, Group = "server", Since = "2.6.0", Summary = "Returns the server time.", Tips = ["nondeterministic_output"], Handler = ServerCommands.Time };
         yield return new() { Name = "info", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Dangerous, Group = "server", Summary = "Returns information and statistics about the server.", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = ServerCommands.Info };
+        yield return new() { Name = "save", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading | NoMulti, Group = "server", Summary = "Synchronously saves the database(s) to disk.", Complexity = "O(N) where N is the total number of keys in all databases", Handler = PersistenceCommands.Save };
+        yield return new() { Name = "bgsave", Arity = -1, Flags = Admin | NoScript | NoAsyncLoading, Group = "server", Summary = "Asynchronously saves the database(s) to disk.", Complexity = "O(1)", Handler = PersistenceCommands.BgSave };
+        yield return new() { Name = "lastsave", Arity = 1, Flags = Loading | Stale | Fast, Acl = A.Admin | A.Dangerous, Group = "server", Summary = "Returns the Unix timestamp of the last successful save to disk.", Tips = ["nondeterministic_output"], Handler = PersistenceCommands.LastSave };
         yield return new() { Name = "shutdown", Arity = -1, Flags = Admin | NoScript | Loading | Stale | NoMulti | Sentinel | AllowBusy, Group = "server", Summary = "Synchronously saves the database(s) to disk and shuts down the Redis server.", Complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", Handler = ServerCommands.Shutdown };
         yield return new()
         {

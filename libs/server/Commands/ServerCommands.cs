@@ -23,12 +23,13 @@ public static class ServerCommands
 
     public static void Shutdown(RespServerSession s)
     {
-        bool save = false, nosave = false, abort = false;
+        bool save = false, nosave = false, abort = false, force = false;
         for (int i = 1; i < s.Argc; i++)
         {
             if (s.ArgEquals(i, "NOSAVE"u8)) nosave = true;
             else if (s.ArgEquals(i, "SAVE"u8)) save = true;
-            else if (s.ArgEquals(i, "NOW"u8) || s.ArgEquals(i, "FORCE"u8)) { }
+            else if (s.ArgEquals(i, "NOW"u8)) { }
+            else if (s.ArgEquals(i, "FORCE"u8)) force = true;
             else if (s.ArgEquals(i, "ABORT"u8)) abort = true;
             else { s.WriteError("ERR syntax error"); return; }
         }
@@ -42,6 +43,20 @@ public static class ServerCommands
             s.WriteError("ERR No shutdown in progress.");
             return;
         }
+        // Save first, so that a failure can still be answered (and the server keeps running, as Redis does unless FORCE).
+        // Writes that land after this save are saved again when the server stops, after the last client has gone.
+        bool saving = save || (!nosave && s.Settings.SaveRules.Length > 0);
+        if (saving)
+        {
+            try { s.Server.Checkpoints.SaveAsync("shutdown", waitForRunning: true).GetAwaiter().GetResult(); }
+            catch (Exception) when (!force)
+            {
+                s.WriteError("ERR Errors trying to SHUTDOWN. Check logs.");
+                return;
+            }
+            catch (Exception) { }
+        }
+        s.Server.SaveOnStop = saving;
         // No reply on success: the server goes away, as Redis does.
         s.Server.RequestShutdown();
         s.CloseAfterReply();

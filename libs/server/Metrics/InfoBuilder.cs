@@ -10,7 +10,7 @@ namespace Garnet.server.Metrics;
 
 public static class InfoBuilder
 {
-    public static readonly string[] DefaultSections = ["server", "clients", "memory", "stats", "replication", "cpu", "keyspace"];
+    public static readonly string[] DefaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace"];
 
     public static string Build(RespServer server, IReadOnlyList<string> requested)
     {
@@ -41,6 +41,7 @@ public static class InfoBuilder
             case "memory": Memory(server, sb); return true;
             case "stats": Stats(server, sb); return true;
             case "replication": Replication(server, sb); return true;
+            case "persistence": Persistence(server, sb); return true;
             case "cpu": Cpu(sb); return true;
             case "keyspace":
                 sb.Append("# Keyspace\r\n");
@@ -146,6 +147,30 @@ public static class InfoBuilder
         Line(sb, "instantaneous_output_kbps", st.InstantaneousOutputKbps.ToString("0.00", CultureInfo.InvariantCulture));
         Line(sb, "rejected_connections", st.RejectedConnections);
         Line(sb, "total_error_replies", errors);
+    }
+
+    private static void Persistence(RespServer server, StringBuilder sb)
+    {
+        var cp = server.Checkpoints;
+        var recovered = server.Store.Recovered;
+        long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        sb.Append("# Persistence\r\n");
+        Line(sb, "loading", 0);
+        Line(sb, "async_loading", 0);
+        Line(sb, "rdb_changes_since_last_save", cp.ChangesSinceLastSave);
+        Line(sb, "rdb_bgsave_in_progress", cp.InProgress ? 1 : 0);
+        Line(sb, "rdb_last_save_time", cp.LastSaveUnixSeconds);
+        Line(sb, "rdb_last_bgsave_status", cp.LastSaveOk ? "ok" : "err");
+        Line(sb, "rdb_last_bgsave_time_sec", cp.LastDurationSeconds);
+        Line(sb, "rdb_current_bgsave_time_sec", cp.CurrentStartUnixSeconds < 0 ? -1 : now - cp.CurrentStartUnixSeconds);
+        Line(sb, "rdb_saves", cp.Saves);
+        Line(sb, "rdb_last_load_keys_expired", recovered.ExpiredSkipped);
+        Line(sb, "rdb_last_load_keys_loaded", recovered.Keys);
+        Line(sb, "checkpoint_last_file", cp.LastFile is null ? "" : Path.GetFileName(cp.LastFile));
+        Line(sb, "checkpoint_last_keys", cp.LastKeys);
+        Line(sb, "checkpoint_last_bytes", cp.LastBytes);
+        Line(sb, "checkpoint_save_rules", Garnet.server.Persistence.SaveRules.Format(cp.Rules));
+        Line(sb, "aof_enabled", 0);
     }
 
     private static void Replication(RespServer server, StringBuilder sb)

@@ -8,7 +8,7 @@ namespace Garnet.server.Metrics;
 public sealed class ServerStatistics
 {
     private readonly ClientRegistry _clients;
-    private long _retiredCommands, _retiredErrors, _retiredNetIn, _retiredNetOut;
+    private long _retiredCommands, _retiredErrors, _retiredNetIn, _retiredNetOut, _retiredWrites;
     private long _connectionsReceived, _rejectedConnections;
     private long _resetCommands, _resetErrors, _resetNetIn, _resetNetOut;
 
@@ -25,12 +25,21 @@ public sealed class ServerStatistics
     public void ConnectionReceived() => Interlocked.Increment(ref _connectionsReceived);
     public void ConnectionRejected() => Interlocked.Increment(ref _rejectedConnections);
 
-    public void Retire(long commands, long errors, long netIn, long netOut)
+    public void Retire(long commands, long errors, long netIn, long netOut, long writes)
     {
+        Interlocked.Add(ref _retiredWrites, writes);
         Interlocked.Add(ref _retiredCommands, commands);
         Interlocked.Add(ref _retiredErrors, errors);
         Interlocked.Add(ref _retiredNetIn, netIn);
         Interlocked.Add(ref _retiredNetOut, netOut);
+    }
+
+    /// <summary>Write commands that succeeded since start (the changes the save rules count); never reset.</summary>
+    public long WritesTotal()
+    {
+        long n = Interlocked.Read(ref _retiredWrites);
+        foreach (var s in _clients.Snapshot()) n += s.WritesApplied;
+        return n;
     }
 
     public long ConnectionsReceived => Interlocked.Read(ref _connectionsReceived);

@@ -64,8 +64,10 @@ public sealed class RespServerSession : IRequestHandler
     }
 
     // ---- counters, summed by ServerStatistics ----
-    private long _commands, _errors;
+    private long _commands, _errors, _writes;
     public long CommandsProcessed => Volatile.Read(ref _commands);
+    /// <summary>Write commands of this client that succeeded (no error reply).</summary>
+    public long WritesApplied => Volatile.Read(ref _writes);
     public long ErrorReplies => Volatile.Read(ref _errors);
     public long NetInputBytes => _connection.BytesIn;
     public long NetOutputBytes => _connection.BytesOut;
@@ -208,11 +210,13 @@ public sealed class RespServerSession : IRequestHandler
         _commands++;
         _storage?.BeginCommand();
         int mark = Writer.Length;
+        long errorsBefore = _errors;
         bool locked = false;
         try
         {
             if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this);
             cmd.Handler(this);
+            if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore) _writes++;
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
@@ -240,7 +244,7 @@ public sealed class RespServerSession : IRequestHandler
     public void OnClosed()
     {
         Server.Clients.Remove(this);
-        Server.Stats.Retire(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes);
+        Server.Stats.Retire(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, WritesApplied);
         _storage?.Dispose();
         Writer.Dispose();
     }

@@ -5,8 +5,8 @@
 //    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock and with
 //    every key lock held (KeyLocks.EnterAll), so no keyed command runs across a remapping.
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
-//  - Until persistence exists (the durability issue), the store starts empty: stale segment files in --dir are
-//    removed at start, with a log line saying so.
+//  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
+//    files of an earlier run are removed (they are a cache tier, not a persistence format).
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -33,7 +33,8 @@ public sealed class StoreHost : IDisposable
             .Where(f => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(f), @"^(log|obj)\.[0-9]+$")).ToList();
         if (stale.Count > 0)
         {
-            _logger.LogWarning("{Dir} holds {Count} log segment files from an earlier run; recovery is not built yet, so the store starts empty and removes them", dir, stale.Count);
+            // The log is the store's memory-and-disk tier, not a persistence format: recovery reads checkpoints.
+            _logger.LogInformation("Removing {Count} log segment files of an earlier run from {Dir} (data is recovered from checkpoints)", stale.Count, dir);
             foreach (var f in stale) File.Delete(f);
         }
         Store = new KVStore(new KVStoreSettings
@@ -46,10 +47,18 @@ public sealed class StoreHost : IDisposable
         Scans = new ScanCursors(Store);
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
         for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
+        try { Recovered = Persistence.Recovery.Run(this, dir, settings.Databases, settings.IgnoreUnreadableData, _logger); }
+        catch
+        {
+            Store.Dispose();
+            throw;
+        }
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
     }
 
     public KVStore Store { get; }
+    /// <summary>What was loaded at start (File is null when the store started empty).</summary>
+    public Persistence.RecoveryResult Recovered { get; }
     internal ILogger Logger => _logger;
     /// <summary>Open SCAN iterations.</summary>
     public ScanCursors Scans { get; }
@@ -57,6 +66,12 @@ public sealed class StoreHost : IDisposable
 
     /// <summary>The physical id that prefixes the keys of logical database db.</summary>
     public int PhysicalId(int db) => Volatile.Read(ref _physical[db]);
+
+    /// <summary>The physical id of each logical database, at this moment.</summary>
+    public int[] DatabaseMapping()
+    {
+        lock (_mapLock) return (int[])_physical.Clone();
+    }
 
     public long KeyCount(int db) => Store.LiveKeyCountOf(PhysicalId(db));
     public long ExpiringCount(int db) => Store.ExpiringKeyCountOf(PhysicalId(db));

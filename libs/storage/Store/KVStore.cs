@@ -157,7 +157,12 @@ public sealed unsafe class KVStore : IDisposable
     /// to the tail, and freed space is reused only in the mutable region). Completes when that prefix is on the device.
     /// </summary>
     public Task<SnapshotPoint> TakeSnapshotPointAsync(CancellationToken cancellation = default) =>
-        StoreIo.TakeSnapshotPoint(this, cancellation);
+        StoreIo.TakeSnapshotPoint(this, null, cancellation);
+
+    /// <summary>As TakeSnapshotPointAsync; onCut runs once the cut is made and writes have resumed, before the wait for
+    /// the flush (a caller that stopped its own writers around the cut lets them go there).</summary>
+    public Task<SnapshotPoint> TakeSnapshotPointAsync(Action<SnapshotPoint> onCut, CancellationToken cancellation = default) =>
+        StoreIo.TakeSnapshotPoint(this, onCut, cancellation);
 
     internal SemaphoreSlim SnapshotLock => _snapshotLock;
     internal void PauseWrites() => Interlocked.Exchange(ref _writesPaused, 1);
@@ -426,7 +431,7 @@ internal static class StoreIo
         return buffer;
     }
 
-    public static async Task<SnapshotPoint> TakeSnapshotPoint(KVStore store, CancellationToken cancellation)
+    public static async Task<SnapshotPoint> TakeSnapshotPoint(KVStore store, Action<SnapshotPoint>? onCut, CancellationToken cancellation)
     {
         await store.SnapshotLock.WaitAsync(cancellation).ConfigureAwait(false);
         try
@@ -439,6 +444,7 @@ internal static class StoreIo
                 point = store.CutWhilePaused();
             }
             finally { store.ResumeWrites(); }
+            onCut?.Invoke(point);
             await store.Log.WaitUntilFlushedAsync(point.Address, cancellation).ConfigureAwait(false);
             return point;
         }

@@ -1,0 +1,34 @@
+// Persistence commands: SAVE, BGSAVE, LASTSAVE (checkpoints are Persistence/Checkpointer's).
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class PersistenceCommands
+{
+    public static void Save(RespServerSession s)
+    {
+        var checkpoints = s.Server.Checkpoints;
+        bool ran;
+        try { ran = checkpoints.SaveAsync("SAVE").GetAwaiter().GetResult(); }
+        catch (Exception) { s.WriteError("ERR"); return; } // the reason is in the log, as with Redis
+        if (!ran) { s.WriteError("ERR Background save already in progress"); return; }
+        s.Writer.WriteOk();
+    }
+
+    public static void BgSave(RespServerSession s)
+    {
+        bool schedule = false;
+        if (s.Argc > 1)
+        {
+            if (s.Argc == 2 && s.ArgEquals(1, "SCHEDULE"u8)) schedule = true;
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        var checkpoints = s.Server.Checkpoints;
+        if (checkpoints.TryStartBackground("BGSAVE")) { s.Writer.WriteSimpleString("Background saving started"); return; }
+        if (!schedule) { s.WriteError("ERR Background save already in progress"); return; }
+        checkpoints.ScheduleAfterCurrent("BGSAVE SCHEDULE");
+        s.Writer.WriteSimpleString("Background saving scheduled");
+    }
+
+    public static void LastSave(RespServerSession s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
+}

@@ -1,0 +1,221 @@
+// Checkpointer: takes checkpoints (SAVE, BGSAVE, the save rules, shutdown) as RDB files in --dir, named
+// checkpoint.<n>.rdb, while the server keeps serving.
+// How a checkpoint is consistent: with every key lock held (no command in flight), the database mapping and the write
+// count are read and the engine cuts the log (a snapshot point); the locks are released as soon as the cut is made, so
+// commands stop for about one epoch barrier. The file is then written from the records below the cut, which never
+// change, while commands go on above it.
+// Invariants:
+//  - One checkpoint at a time. A file is written under a temporary name, fsynced, then renamed into place and the
+//    directory fsynced: a checkpoint.<n>.rdb on disk is always complete (its CRC says so too).
+//  - The newest Keep checkpoints are kept; older ones are deleted only after a newer one is durable.
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.server.Persistence;
+
+public sealed class Checkpointer : IDisposable
+{
+    public const string FilePrefix = "checkpoint.", FileSuffix = ".rdb";
+    public const int Keep = 2;
+
+    private readonly StoreHost _host;
+    private readonly string _dir;
+    private readonly Func<long> _writesTotal;
+    private readonly ILogger _logger;
+    private readonly SemaphoreSlim _one = new(1, 1);
+    private readonly Timer _timer;
+    private long _writesAtLastSave;
+    private long _lastAttemptMs;
+    private long _nextSequence;
+
+    public Checkpointer(StoreHost host, string dir, IReadOnlyList<SaveRule> rules, Func<long> writesTotal, ILogger logger)
+    {
+        _host = host;
+        _dir = Path.GetFullPath(dir);
+        Rules = rules;
+        _writesTotal = writesTotal;
+        _logger = logger;
+        _nextSequence = Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
+        LastSaveUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        _timer = new Timer(_ => SaveIfDue(), null, 1000, 1000);
+    }
+
+    public IReadOnlyList<SaveRule> Rules { get; set; }
+    public bool InProgress => Volatile.Read(ref _running) != 0;
+    public long LastSaveUnixSeconds { get; private set; }
+    public bool LastSaveOk { get; private set; } = true;
+    public long LastDurationSeconds { get; private set; } = -1;
+    public long CurrentStartUnixSeconds { get; private set; } = -1;
+    public long Saves { get; private set; }
+    public long LastKeys { get; private set; }
+    public long LastBytes { get; private set; }
+    public string? LastFile { get; private set; }
+    public long ChangesSinceLastSave => _writesTotal() - Interlocked.Read(ref _writesAtLastSave);
+
+    /// <summary>Called after a recovery: the loaded state counts as saved at that time.</summary>
+    public void MarkRecovered(long unixSeconds) => LastSaveUnixSeconds = unixSeconds;
+
+    private int _running;
+
+    /// <summary>The checkpoint files in dir, newest first.</summary>
+    public static List<(string path, long sequence)> Existing(string dir)
+    {
+        var found = new List<(string, long)>();
+        if (!Directory.Exists(dir)) return found;
+        foreach (var f in Directory.EnumerateFiles(dir, FilePrefix + "*" + FileSuffix))
+        {
+            string name = Path.GetFileName(f);
+            string middle = name[FilePrefix.Length..^FileSuffix.Length];
+            if (long.TryParse(middle, out long seq) && seq > 0) found.Add((f, seq));
+        }
+        return found.OrderByDescending(x => x.Item2).ToList();
+    }
+
+    /// <summary>Takes a checkpoint now; false when one is already running (unless waitForRunning: then it waits for that
+    /// one to end first). Throws when writing it fails.</summary>
+    public async Task<bool> SaveAsync(string reason, bool waitForRunning = false)
+    {
+        if (!await _one.WaitAsync(waitForRunning ? Timeout.Infinite : 0).ConfigureAwait(false)) return false;
+        Volatile.Write(ref _running, 1);
+        long started = Environment.TickCount64;
+        CurrentStartUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        Interlocked.Exchange(ref _lastAttemptMs, started);
+        try
+        {
+            await WriteCheckpointAsync(reason).ConfigureAwait(false);
+            LastSaveOk = true;
+            return true;
+        }
+        catch (Exception ex)
+        {
+            LastSaveOk = false;
+            _logger.LogError(ex, "Checkpoint ({Reason}) failed", reason);
+            throw;
+        }
+        finally
+        {
+            LastDurationSeconds = (Environment.TickCount64 - started) / 1000;
+            CurrentStartUnixSeconds = -1;
+            Volatile.Write(ref _running, 0);
+            _one.Release();
+        }
+    }
+
+    /// <summary>BGSAVE: starts a checkpoint in the background; false when one is already running.</summary>
+    public bool TryStartBackground(string reason)
+    {
+        if (InProgress) return false;
+        _ = Task.Run(async () =>
+        {
+            try { await SaveAsync(reason).ConfigureAwait(false); }
+            catch { /* logged and recorded in LastSaveOk */ }
+        });
+        return true;
+    }
+
+    private int _scheduled;
+
+    /// <summary>BGSAVE SCHEDULE while one runs: another checkpoint starts when it is done.</summary>
+    public void ScheduleAfterCurrent(string reason) => Volatile.Write(ref _scheduled, 1);
+
+    private void SaveIfDue()
+    {
+        try
+        {
+            if (InProgress) return;
+            if (Interlocked.Exchange(ref _scheduled, 0) == 1) { TryStartBackground("BGSAVE SCHEDULE"); return; }
+            if (Rules.Count == 0) return;
+            // After a failure, wait 5 s before the next try (as Redis does).
+            if (!LastSaveOk && Environment.TickCount64 - Interlocked.Read(ref _lastAttemptMs) < 5000) return;
+            long since = DateTimeOffset.UtcNow.ToUnixTimeSeconds() - LastSaveUnixSeconds;
+            long changes = ChangesSinceLastSave;
+            if (SaveRules.Due(Rules, since, changes))
+            {
+                _logger.LogInformation("{Changes} changes in {Seconds} seconds. Saving...", changes, since);
+                TryStartBackground("save rule");
+            }
+        }
+        catch (Exception ex) { _logger.LogError(ex, "Checking the save rules failed"); }
+    }
+
+    private async Task WriteCheckpointAsync(string reason)
+    {
+        var store = _host.Store;
+        var locks = _host.Locks;
+        int[] mapping;
+        long writesAtCut;
+        SnapshotPoint cut;
+        locks.EnterAll();
+        bool locked = true;
+        try
+        {
+            mapping = _host.DatabaseMapping();
+            writesAtCut = _writesTotal();
+            cut = await store.TakeSnapshotPointAsync(_ => { locks.ExitAll(); locked = false; }).ConfigureAwait(false);
+        }
+        finally { if (locked) locks.ExitAll(); }
+
+        long sequence = _nextSequence++;
+        string final = Path.Combine(_dir, $"{FilePrefix}{sequence}{FileSuffix}");
+        string temporary = final + ".tmp";
+        var dbOf = new Dictionary<int, int>();
+        for (int db = 0; db < mapping.Length; db++) dbOf[mapping[db]] = db;
+        var serializer = new ServerObjectSerializer();
+        long keys, bytes;
+        try
+        {
+            using (var writer = new RdbFileWriter(temporary))
+            {
+                writer.WriteAux("garnet-ver", typeof(Checkpointer).Assembly.GetName().Version?.ToString(3) ?? "0");
+                writer.WriteAux("redis-bits", "64");
+                writer.WriteAux("ctime", cut.Time.ToUnixTimeSeconds().ToString());
+                writer.WriteAux("aof-base", "0");
+                using (var it = new KeyIterator(store, 0, cut.Address))
+                {
+                    var batch = new List<IteratedRecord>();
+                    bool more = true;
+                    while (more)
+                    {
+                        batch.Clear();
+                        more = await it.NextBatchAsync(batch, 4096).ConfigureAwait(false);
+                        foreach (var r in batch)
+                        {
+                            if (r.Key.Length < 2 || !dbOf.TryGetValue((r.Key[0] << 8) | r.Key[1], out int db)) continue; // a flushed database
+                            var value = r.IsObject ? ((LargeValue)serializer.Deserialize(r.Value)).Data : r.Value;
+                            writer.WriteString(db, r.Key.AsSpan(2), value, r.Expiration);
+                        }
+                    }
+                }
+                writer.Finish();
+                keys = writer.Keys;
+                bytes = writer.Bytes + 8;
+            }
+            DurableFiles.Publish(temporary, final);
+        }
+        catch
+        {
+            try { File.Delete(temporary); } catch { }
+            throw;
+        }
+        Interlocked.Exchange(ref _writesAtLastSave, writesAtCut);
+        LastSaveUnixSeconds = cut.Time.ToUnixTimeSeconds();
+        LastKeys = keys;
+        LastBytes = bytes;
+        LastFile = final;
+        Saves++;
+        _logger.LogInformation("Checkpoint {File} written ({Reason}): {Keys} keys, {Bytes} bytes", Path.GetFileName(final), reason, keys, bytes);
+        foreach (var (old, _) in Existing(_dir).Skip(Keep))
+        {
+            try { File.Delete(old); }
+            catch (Exception ex) { _logger.LogWarning("Could not delete the old checkpoint {File}: {Error}", old, ex.Message); }
+        }
+    }
+
+    public void Dispose()
+    {
+        _timer.Dispose();
+        // Wait (bounded) for a running checkpoint, so the store is not freed under it.
+        if (_one.Wait(TimeSpan.FromSeconds(60))) _one.Release();
+    }
+}
