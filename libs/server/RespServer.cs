@@ -32,10 +32,20 @@ public sealed class RespServer : IDisposable
         Clients = new ClientRegistry();
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
-        SaveOnStop = settings.SaveRules.Length > 0;
+        SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
         Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
         if (Store.Recovered.File is not null) Checkpoints.MarkRecovered(Store.Recovered.CheckpointUnixSeconds);
+        var existingAof = Persistence.AofLog.Existing(settings.Dir);
+        if (settings.Aof)
+        {
+            Replayed = Persistence.AofReplay.Run(this, settings.Dir, Store.Recovered.AofSequence, settings.IgnoreUnreadableData, _logger);
+            long next = existingAof.Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
+            Aof = new Persistence.AofLog(settings.Dir, next, settings.AofFsync, LoggerFactory.CreateLogger("Garnet.Aof"));
+            Checkpoints.Aof = Aof;
+        }
+        else if (existingAof.Count > 0)
+            _logger.LogWarning("{Dir} holds {Count} append-only files, but --aof is off: they are not replayed", settings.Dir, existingAof.Count);
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
     }
 
@@ -48,6 +58,10 @@ public sealed class RespServer : IDisposable
     public Storage.StoreHost Store { get; }
     /// <summary>Checkpoints: SAVE, BGSAVE, the save rules and the one taken at shutdown.</summary>
     public Persistence.Checkpointer Checkpoints { get; }
+    /// <summary>The append-only file (null unless --aof).</summary>
+    public Persistence.AofLog? Aof { get; }
+    /// <summary>What the AOF replay at start did.</summary>
+    public Persistence.ReplayResult Replayed { get; }
 
     /// <summary>Whether Stop takes a checkpoint (after the last connection is gone): by default when save rules are set;
     /// SHUTDOWN SAVE / NOSAVE decide for themselves.</summary>
@@ -166,6 +180,7 @@ public sealed class RespServer : IDisposable
             catch (Exception ex) { _logger.LogCritical(ex, "The checkpoint at shutdown failed: writes since the last checkpoint are lost"); }
         }
         Checkpoints.Dispose();
+        Aof?.Dispose();
         Store.Dispose(connectionsIdle: Clients.Count == 0);
         _logger.LogInformation("Server stopped");
     }

@@ -20,6 +20,9 @@ public sealed class ServerSettings
     public Persistence.SaveRule[] SaveRules { get; set; } = Persistence.SaveRules.Default;
     /// <summary>Start even when --dir holds checkpoint files that cannot be read (they are renamed *.unreadable).</summary>
     public bool IgnoreUnreadableData { get; set; }
+    /// <summary>Log every write to the append-only file, replayed at start after the checkpoint.</summary>
+    public bool Aof { get; set; }
+    public Persistence.AofFsync AofFsync { get; set; } = Persistence.AofFsync.EverySec;
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>
     public volatile string LogLevel = "notice";
     public RespLimits Limits { get; } = new();

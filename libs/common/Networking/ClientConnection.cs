@@ -84,6 +84,8 @@ public sealed class ClientConnection
                         close = true;
                         break;
                     }
+                    var ready = handler.BeforeSendAsync();
+                    if (!ready.IsCompletedSuccessfully) await ready.ConfigureAwait(false);
                     if (output.Length > 0) await SendAsync(output.Written).ConfigureAwait(false);
                     output.Reset(releaseBuffer: true);
                     if (result == ProcessResult.Close) { close = true; break; }

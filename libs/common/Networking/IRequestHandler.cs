@@ -34,6 +34,10 @@ public interface IRequestHandler
     /// <summary>After NeedMoreData: bytes from input.Start the pending request needs at least (0 if unknown).</summary>
     long MinBytesHint { get; }
 
+    /// <summary>Called before the replies written so far are sent: completes when they may go out (e.g. once the writes
+    /// they acknowledge are durable). Completed at once in the common case.</summary>
+    ValueTask BeforeSendAsync() => default;
+
     /// <summary>Called when every received byte has been processed: release memory held for large requests.</summary>
     void OnIdle();
 

@@ -49,6 +49,12 @@ public sealed class GarnetServerOptions
     [Option("ignore-unreadable-data", HelpText = "Start even when --dir holds checkpoint files that cannot be read (corrupt or truncated); they are renamed to *.unreadable. Without it the server refuses to start and names the file. Default: off")]
     public bool IgnoreUnreadableData { get; set; }
 
+    [Option("aof", HelpText = "Log every write to an append-only file in --dir (appendonly.<n>.aof) and replay it at start after the checkpoint. Default: off")]
+    public bool Aof { get; set; }
+
+    [Option("aof-fsync", HelpText = "When AOF writes are made durable: always (a reply waits until the write is on disk), everysec (a crash loses about the last second) or no (the OS decides). Default: everysec")]
+    public string? AofFsync { get; set; }
+
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
 }

@@ -55,6 +55,14 @@ public static class SettingsBuilder
         s.SaveRules = Garnet.server.Persistence.SaveRules.Parse(save.Trim() is "" ? "\"\"" : save)
             ?? throw Invalid("save", o.Save, "pairs of <seconds> <changes> (positive seconds, changes >= 0), e.g. \"3600 1 300 100\", or \"\" for none");
         s.IgnoreUnreadableData = o.IgnoreUnreadableData;
+        s.Aof = o.Aof;
+        s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
+        {
+            "always" => Garnet.server.Persistence.AofFsync.Always,
+            "everysec" => Garnet.server.Persistence.AofFsync.EverySec,
+            "no" => Garnet.server.Persistence.AofFsync.No,
+            _ => throw Invalid("aof-fsync", o.AofFsync, "always, everysec or no"),
+        };
         s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
         return s;
     }

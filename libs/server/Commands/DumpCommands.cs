@@ -54,10 +54,18 @@ public static class DumpCommands
             if (at <= StringCommands.NowMs)
             {
                 // Already expired: nothing is created (an existing key is removed, as REPLACE asked).
+                s.PropagateAs(Persistence.ArgRef.Of("DEL"), Persistence.ArgRef.Of(1));
                 s.Storage.Delete(s.Arg(1));
                 s.Writer.WriteOk();
                 return;
             }
+        }
+        if (ttl > 0 && !absolute)
+        {
+            // The AOF gets the absolute expiry (ABSTTL), so a replay later means the same moment.
+            var args = new List<Persistence.ArgRef> { Persistence.ArgRef.Of("RESTORE"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(at.ToString()), Persistence.ArgRef.Of(3), Persistence.ArgRef.Of("ABSTTL") };
+            for (int i = 4; i < s.Argc; i++) args.Add(Persistence.ArgRef.Of(i));
+            s.PropagateAs([.. args]);
         }
         s.Storage.Upsert(s.Arg(1), value, at);
         if (idle)

@@ -71,7 +71,11 @@ public static class KeyCommands
         if (ms <= StringCommands.NowMs) flags |= ExpireFlags.DeleteNow;
         var input = new StringInput { Op = StringOp.Expire, Flags = (byte)flags, Number = ms };
         s.Storage.Rmw(s.Arg(1), ref input);
-        s.Writer.WriteInteger(s.Storage.Result.Number);
+        long changed = s.Storage.Result.Number;
+        if (changed == 0) s.PropagateNothing();
+        else if (flags.HasFlag(ExpireFlags.DeleteNow)) s.PropagateAs(Persistence.ArgRef.Of("DEL"), Persistence.ArgRef.Of(1));
+        else s.PropagateAs(Persistence.ArgRef.Of("PEXPIREAT"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(ms.ToString()));
+        s.Writer.WriteInteger(changed);
     }
 
     public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs + 500) / 1000);

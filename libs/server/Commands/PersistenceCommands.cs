@@ -30,5 +30,14 @@ public static class PersistenceCommands
         s.Writer.WriteSimpleString("Background saving scheduled");
     }
 
+    /// <summary>BGREWRITEAOF: a checkpoint, which starts a new AOF file and drops the files it covers.</summary>
+    public static void BgRewriteAof(RespServerSession s)
+    {
+        var checkpoints = s.Server.Checkpoints;
+        if (checkpoints.TryStartBackground("BGREWRITEAOF")) { s.Writer.WriteSimpleString("Background append only file rewriting started"); return; }
+        checkpoints.ScheduleAfterCurrent("BGREWRITEAOF");
+        s.Writer.WriteSimpleString("Background append only file rewriting scheduled");
+    }
+
     public static void LastSave(RespServerSession s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
 }

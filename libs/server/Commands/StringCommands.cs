@@ -1,6 +1,7 @@
 // StringCommands: GET, SET and the other string commands (Redis 7.2 semantics and error texts).
 // Each handler parses its arguments, runs one engine operation per key through the session's StorageSession
 // (which waits out disk reads) and writes the reply.
+using Garnet.server.Persistence;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -121,6 +122,7 @@ public static class StringCommands
             else { s.WriteError(Syntax); return; }
         }
         if (unit is not null && !TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(expireArg), "set", out at)) return;
+        if (unit is not null) PropagateSetAt(s, at, flags);
         var st = s.Storage;
         if (flags == SetFlags.None)
         {
@@ -143,6 +145,15 @@ public static class StringCommands
         else s.Writer.WriteNull();
     }
 
+    /// <summary>The AOF gets an absolute expiry (SET key value PXAT ms), so a replay later means the same moment.</summary>
+    private static void PropagateSetAt(RespServerSession s, long at, SetFlags flags)
+    {
+        var args = new List<ArgRef> { ArgRef.Of("SET"), ArgRef.Of(1), ArgRef.Of(s.Argc == 4 && !Ascii(s.Arg(0), "SET") ? 3 : 2), ArgRef.Of("PXAT"), ArgRef.Of(at.ToString()) };
+        if ((flags & SetFlags.Nx) != 0) args.Add(ArgRef.Of("NX"));
+        if ((flags & SetFlags.Xx) != 0) args.Add(ArgRef.Of("XX"));
+        s.PropagateAs([.. args]);
+    }
+
     public static void SetNx(RespServerSession s)
     {
         var input = Input(s, StringOp.Set, 2);
@@ -158,6 +169,7 @@ public static class StringCommands
     private static void SetWithTtl(RespServerSession s, string unit, string command)
     {
         if (!TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(2), command, out long at)) return;
+        PropagateSetAt(s, at, SetFlags.None);
         s.Storage.Upsert(s.Arg(1), s.Arg(3), at);
         s.Writer.WriteOk();
     }
@@ -201,6 +213,9 @@ public static class StringCommands
             else s.Writer.WriteNull();
             return;
         }
+        if (!option) s.PropagateNothing();
+        else if (input.Flags == (byte)ExpireFlags.Persist) s.PropagateAs(ArgRef.Of("PERSIST"), ArgRef.Of(1));
+        else s.PropagateAs(ArgRef.Of("PEXPIREAT"), ArgRef.Of(1), ArgRef.Of(input.Number.ToString()));
         RmwReplyingOld(s, ref input);
     }
 
@@ -287,6 +302,8 @@ public static class StringCommands
         input.Float = d;
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        // Logged as the value it produced, so a replay does not depend on float arithmetic.
+        s.PropagateAs(ArgRef.Of("SET"), ArgRef.Of(1), ArgRef.Of(s.Storage.Result.Text ?? "0"), ArgRef.Of("KEEPTTL"));
         s.Writer.WriteBulkString(s.Storage.Result.Text ?? "0");
     }
 }

@@ -170,7 +170,18 @@ public static class InfoBuilder
         Line(sb, "checkpoint_last_keys", cp.LastKeys);
         Line(sb, "checkpoint_last_bytes", cp.LastBytes);
         Line(sb, "checkpoint_save_rules", Garnet.server.Persistence.SaveRules.Format(cp.Rules));
-        Line(sb, "aof_enabled", 0);
+        var aof = server.Aof;
+        Line(sb, "aof_enabled", aof is null ? 0 : 1);
+        Line(sb, "aof_rewrite_in_progress", aof is not null && cp.InProgress ? 1 : 0);
+        Line(sb, "aof_last_write_status", aof is null || aof.LastWriteOk ? "ok" : "err");
+        if (aof is not null)
+        {
+            Line(sb, "aof_fsync", aof.Policy.ToString().ToLowerInvariant());
+            Line(sb, "aof_current_file", Garnet.server.Persistence.AofLog.FileName(aof.CurrentSequence));
+            Line(sb, "aof_appended_bytes", aof.AppendedLsn);
+            Line(sb, "aof_durable_bytes", aof.DurableLsn);
+            Line(sb, "aof_replayed_commands", server.Replayed.Commands);
+        }
     }
 
     private static void Replication(RespServer server, StringBuilder sb)

@@ -18,6 +18,11 @@ public sealed class Checkpointer : IDisposable
 {
     public const string FilePrefix = "checkpoint.", FileSuffix = ".rdb";
     public const int Keep = 2;
+    /// <summary>AUX field naming the first AOF file that holds writes after the checkpoint.</summary>
+    public const string AofSequenceAux = "garnet-aof-seq";
+
+    /// <summary>Rotated at each cut, and trimmed to what the kept checkpoints need (set when --aof is on).</summary>
+    public AofLog? Aof { get; set; }
 
     private readonly StoreHost _host;
     private readonly string _dir;
@@ -145,6 +150,7 @@ public sealed class Checkpointer : IDisposable
         var locks = _host.Locks;
         int[] mapping;
         long writesAtCut;
+        long aofSequence = 0;
         SnapshotPoint cut;
         locks.EnterAll();
         bool locked = true;
@@ -152,6 +158,7 @@ public sealed class Checkpointer : IDisposable
         {
             mapping = _host.DatabaseMapping();
             writesAtCut = _writesTotal();
+            if (Aof is not null) aofSequence = Aof.Rotate(); // writes after the cut go to the new file
             cut = await store.TakeSnapshotPointAsync(_ => { locks.ExitAll(); locked = false; }).ConfigureAwait(false);
         }
         finally { if (locked) locks.ExitAll(); }
@@ -171,6 +178,9 @@ public sealed class Checkpointer : IDisposable
                 writer.WriteAux("redis-bits", "64");
                 writer.WriteAux("ctime", cut.Time.ToUnixTimeSeconds().ToString());
                 writer.WriteAux("aof-base", "0");
+                // Without an AOF: the AOF files present (from a run with --aof) are older than this checkpoint.
+                if (Aof is null) aofSequence = AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
+                writer.WriteAux(AofSequenceAux, aofSequence.ToString());
                 using (var it = new KeyIterator(store, 0, cut.Address))
                 {
                     var batch = new List<IteratedRecord>();
@@ -205,10 +215,17 @@ public sealed class Checkpointer : IDisposable
         LastFile = final;
         Saves++;
         _logger.LogInformation("Checkpoint {File} written ({Reason}): {Keys} keys, {Bytes} bytes", Path.GetFileName(final), reason, keys, bytes);
-        foreach (var (old, _) in Existing(_dir).Skip(Keep))
+        var kept = Existing(_dir);
+        foreach (var (old, _) in kept.Skip(Keep))
         {
             try { File.Delete(old); }
             catch (Exception ex) { _logger.LogWarning("Could not delete the old checkpoint {File}: {Error}", old, ex.Message); }
+        }
+        if (Aof is not null)
+        {
+            // Keep the AOF files every kept checkpoint needs (the oldest one is the fallback when the newest is unreadable).
+            long oldestNeeded = kept.Take(Keep).Select(k => RdbFileReader.ReadAux(k.path).TryGetValue(AofSequenceAux, out var v) && long.TryParse(v, out long n) ? n : 0).Min();
+            if (oldestNeeded > 0) Aof.DeleteBefore(oldestNeeded);
         }
     }
 

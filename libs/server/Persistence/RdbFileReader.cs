@@ -36,6 +36,25 @@ public sealed class RdbFileReader : IDisposable
     public long Length => _file.Length;
     public long Offset => _consumedBefore + _pos;
 
+    /// <summary>The AUX fields at the start of a file (empty when it cannot be read).</summary>
+    public static Dictionary<string, string> ReadAux(string path)
+    {
+        try
+        {
+            using var r = new RdbFileReader(path);
+            r.Take(9);
+            while (r.Take(1)[0] == RdbFileWriter.OpAux)
+            {
+                var k = r.TakeString();
+                var v = r.TakeString();
+                r.Aux[Encoding.UTF8.GetString(k)] = Encoding.UTF8.GetString(v);
+                r.Consume();
+            }
+            return r.Aux;
+        }
+        catch (Exception ex) when (ex is IOException or InvalidDataException) { return new(); }
+    }
+
     /// <summary>Parses the whole file; onEntry (if any) gets each key. Throws InvalidDataException for a bad file.</summary>
     public void Read(Action<RdbEntry>? onEntry, Action<long>? progress = null)
     {

@@ -15,7 +15,8 @@ namespace Garnet.server.Persistence;
 /// <summary>Start-up cannot go on: the data in --dir cannot be read (the message says which file and what to do).</summary>
 public sealed class PersistenceException(string message, Exception? inner = null) : Exception(message, inner);
 
-public readonly record struct RecoveryResult(string? File, long Keys, long ExpiredSkipped, long CheckpointUnixSeconds, TimeSpan Duration);
+/// <summary>AofSequence: the first append-only file that holds writes after the checkpoint (0: replay them all).</summary>
+public readonly record struct RecoveryResult(string? File, long Keys, long ExpiredSkipped, long CheckpointUnixSeconds, TimeSpan Duration, long AofSequence);
 
 public static class Recovery
 {
@@ -99,6 +100,7 @@ public static class Recovery
         session.CompletePending(wait: true);
         long ctime = reader.Aux.TryGetValue("ctime", out var c) && long.TryParse(c, out long t) ? t : new DateTimeOffset(File.GetLastWriteTimeUtc(path)).ToUnixTimeSeconds();
         logger.LogInformation("Loaded checkpoint {File}: {Keys} keys ({Expired} already expired, skipped) in {Seconds:F2} s", name, loaded, expired, started.Elapsed.TotalSeconds);
-        return new RecoveryResult(path, loaded, expired, ctime, started.Elapsed);
+        long aofSeq = reader.Aux.TryGetValue(Checkpointer.AofSequenceAux, out var a) && long.TryParse(a, out long seq) ? seq : 0;
+        return new RecoveryResult(path, loaded, expired, ctime, started.Elapsed, aofSeq);
     }
 }

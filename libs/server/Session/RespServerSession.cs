@@ -103,6 +103,24 @@ public sealed class RespServerSession : IRequestHandler
 
     private Storage.StorageSession? _storage;
     private CommandKeyLocks? _keyLocks;
+    private Persistence.ArgRef[]? _propagateAs;
+    private bool _propagateNothing;
+    private long _aofLsn;
+
+    /// <summary>Logs the running write command to the AOF in this form instead of as sent (e.g. a relative expiry made
+    /// absolute, so that a replay means the same).</summary>
+    public void PropagateAs(params Persistence.ArgRef[] args) => _propagateAs = args;
+
+    /// <summary>The running write command changed nothing: it is not logged.</summary>
+    public void PropagateNothing() => _propagateNothing = true;
+
+    /// <summary>With --aof-fsync always, replies wait until the writes they acknowledge are durable.</summary>
+    public ValueTask BeforeSendAsync()
+    {
+        var aof = Server.Aof;
+        if (aof is null || _aofLsn == 0 || aof.Policy != Persistence.AofFsync.Always) return default;
+        return aof.WaitDurableAsync(_aofLsn);
+    }
 
     /// <summary>This connection's access to the store, in its selected database.</summary>
     public Storage.StorageSession Storage
@@ -215,8 +233,15 @@ public sealed class RespServerSession : IRequestHandler
         try
         {
             if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this);
+            _propagateAs = null;
+            _propagateNothing = false;
             cmd.Handler(this);
-            if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore) _writes++;
+            if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
+            {
+                _writes++;
+                // Logged while the command's keys are still locked: the AOF has each key's writes in execution order.
+                if (Server.Aof is { } aof && !_propagateNothing) _aofLsn = aof.Append(Database, this, _propagateAs);
+            }
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {

@@ -1,0 +1,290 @@
+// AofLog: the append-only file. Write commands are appended (as RESP, with SELECT when the database changes) by the
+// connection that ran them, while it still holds the command's key locks, so the log has each key's writes in the
+// order they happened. A flusher thread writes what has accumulated as one block and, per policy, fsyncs:
+//   always   - after every block; a connection sends its replies only once its writes are durable (group commit);
+//   everysec - once a second (a crash loses at most about the last second);
+//   no       - never (the OS decides).
+// Files: appendonly.<seq>.aof in --dir; a checkpoint rotates to a new file (Rotate, under all key locks), and files
+// older than the oldest kept checkpoint's are deleted. Block format: "GAOF" | payload length (int32 LE) |
+// CRC-64 of the payload (8 bytes LE) | payload (whole RESP commands). A block cut short by a crash is a torn tail.
+// Invariants: an append's position (Lsn) is the count of payload bytes appended before it and itself, over all files;
+// DurableLsn only grows, and everything below it is on disk (fsynced) when the policy is always.
+using System.Buffers;
+using System.Buffers.Binary;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.server.Persistence;
+
+public enum AofFsync { Always, EverySec, No }
+
+public sealed class AofLog : IDisposable
+{
+    public const string FilePrefix = "appendonly.", FileSuffix = ".aof";
+    public static readonly byte[] BlockMagic = "GAOF"u8.ToArray();
+    public const int BlockHeader = 16;
+
+    private readonly string _dir;
+    private readonly ILogger _logger;
+    private readonly object _appendLock = new();
+    private ArrayBufferWriter<byte> _current = new(1 << 16);
+    private readonly List<(long seq, ArrayBufferWriter<byte> data, long endLsn)> _sealed = new();
+    private long _seq;          // file that new appends go to
+    private int _lastDb;        // database of the last append in the current file
+    private long _appendLsn;
+    private long _durableLsn;
+    private long _writtenLsn;
+    private readonly Thread _flusher;
+    private readonly AutoResetEvent _wake = new(false);
+    private volatile bool _stopping;
+    private TaskCompletionSource _nextFlush = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private FileStream? _file;
+    private long _fileSeq = -1;
+    private long _lastFsyncMs = Environment.TickCount64;
+    private volatile bool _forceSync;
+
+    public AofLog(string dir, long firstSequence, AofFsync policy, ILogger logger)
+    {
+        _dir = Path.GetFullPath(dir);
+        _seq = firstSequence;
+        Policy = policy;
+        _logger = logger;
+        _flusher = new Thread(FlushLoop) { IsBackground = true, Name = "aof-flusher" };
+        _flusher.Start();
+    }
+
+    public AofFsync Policy { get; }
+    public long DurableLsn => Interlocked.Read(ref _durableLsn);
+    public long AppendedLsn { get { lock (_appendLock) return _appendLsn; } }
+    public long CurrentSequence { get { lock (_appendLock) return _seq; } }
+    public bool LastWriteOk { get; private set; } = true;
+    public long BytesWritten => Interlocked.Read(ref _writtenLsn);
+
+    public static string FileName(long seq) => $"{FilePrefix}{seq}{FileSuffix}";
+
+    /// <summary>The AOF files in dir, oldest first.</summary>
+    public static List<(string path, long sequence)> Existing(string dir)
+    {
+        var found = new List<(string, long)>();
+        if (!Directory.Exists(dir)) return found;
+        foreach (var f in Directory.EnumerateFiles(dir, FilePrefix + "*" + FileSuffix))
+        {
+            string middle = Path.GetFileName(f)[FilePrefix.Length..^FileSuffix.Length];
+            if (long.TryParse(middle, out long seq) && seq > 0) found.Add((f, seq));
+        }
+        return found.OrderBy(x => x.Item2).ToList();
+    }
+
+    /// <summary>Appends the running command of s as it was sent (rewrite null) or as rewrite says; returns its Lsn.</summary>
+    public long Append(int db, Session.RespServerSession s, ArgRef[]? rewrite)
+    {
+        long lsn;
+        lock (_appendLock)
+        {
+            long before = _current.WrittenCount;
+            if (db != _lastDb)
+            {
+                WriteSelect(_current, db);
+                _lastDb = db;
+            }
+            if (rewrite is null)
+            {
+                WriteArrayHeader(_current, s.Argc);
+                for (int i = 0; i < s.Argc; i++) WriteBulk(_current, s.Arg(i));
+            }
+            else
+            {
+                WriteArrayHeader(_current, rewrite.Length);
+                foreach (var a in rewrite) WriteBulk(_current, a.Bytes ?? s.Arg(a.Index));
+            }
+            _appendLsn += _current.WrittenCount - before;
+            lsn = _appendLsn;
+        }
+        if (Volatile.Read(ref _sleeping) == 1) _wake.Set();
+        return lsn;
+    }
+
+    private int _sleeping;
+
+    /// <summary>Completes when everything up to lsn is durable (policy always) or written (other policies).</summary>
+    public ValueTask WaitDurableAsync(long lsn)
+    {
+        if (Interlocked.Read(ref _durableLsn) >= lsn) return default;
+        return new ValueTask(WaitSlowAsync(lsn));
+    }
+
+    private async Task WaitSlowAsync(long lsn)
+    {
+        while (true)
+        {
+            var next = Volatile.Read(ref _nextFlush).Task;
+            if (Interlocked.Read(ref _durableLsn) >= lsn) return;
+            if (!LastWriteOk) throw new IOException("the append-only file cannot be written");
+            await next.ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Starts a new file for the appends that follow; returns its sequence. Call with no appends running.</summary>
+    public long Rotate()
+    {
+        lock (_appendLock)
+        {
+            _sealed.Add((_seq, _current, _appendLsn));
+            _current = new ArrayBufferWriter<byte>(1 << 16);
+            _seq++;
+            _lastDb = 0; // replay starts every file in database 0
+            _wake.Set();
+            return _seq;
+        }
+    }
+
+    /// <summary>Writes everything appended so far and makes it durable (used at shutdown and by tests).</summary>
+    public void FlushAndSync()
+    {
+        long target = AppendedLsn;
+        _forceSync = true;
+        _wake.Set();
+        var deadline = Environment.TickCount64 + 30_000;
+        while ((Interlocked.Read(ref _durableLsn) < target || _forceSync) && LastWriteOk && Environment.TickCount64 < deadline)
+        {
+            _wake.Set();
+            Thread.Sleep(1);
+        }
+    }
+
+    /// <summary>Deletes the files older than seq (a checkpoint holds what they held).</summary>
+    public void DeleteBefore(long seq)
+    {
+        foreach (var (path, s) in Existing(_dir))
+        {
+            if (s >= seq) break;
+            try { File.Delete(path); }
+            catch (Exception ex) { _logger.LogWarning("Could not delete the old AOF file {File}: {Error}", path, ex.Message); }
+        }
+    }
+
+    private void FlushLoop()
+    {
+        while (true)
+        {
+            bool stopping = _stopping;
+            Interlocked.Exchange(ref _sleeping, 1);
+            bool pending;
+            lock (_appendLock) pending = _current.WrittenCount > 0 || _sealed.Count > 0;
+            if (!pending && !stopping) _wake.WaitOne(Policy == AofFsync.EverySec ? 100 : 50);
+            Interlocked.Exchange(ref _sleeping, 0);
+            List<(long seq, ArrayBufferWriter<byte> data, long endLsn)> blocks;
+            lock (_appendLock)
+            {
+                blocks = new List<(long, ArrayBufferWriter<byte>, long)>(_sealed);
+                _sealed.Clear();
+                if (_current.WrittenCount > 0)
+                {
+                    blocks.Add((_seq, _current, _appendLsn));
+                    _current = new ArrayBufferWriter<byte>(1 << 16);
+                }
+                else if (blocks.Count == 0 && _fileSeq != _seq) blocks.Add((_seq, new ArrayBufferWriter<byte>(1), _appendLsn)); // create the file early
+            }
+            try
+            {
+                long end = -1;
+                foreach (var (seq, data, endLsn) in blocks)
+                {
+                    WriteBlock(seq, data.WrittenSpan);
+                    end = endLsn;
+                }
+                bool sync = Policy == AofFsync.Always || (Policy == AofFsync.EverySec && Environment.TickCount64 - _lastFsyncMs >= 1000) || stopping || _forceSync;
+                _forceSync = false;
+                if (sync && _file is not null)
+                {
+                    _file.Flush(flushToDisk: true);
+                    _lastFsyncMs = Environment.TickCount64;
+                }
+                if (end >= 0)
+                {
+                    Interlocked.Exchange(ref _writtenLsn, end);
+                    if (sync || Policy != AofFsync.Always) Interlocked.Exchange(ref _durableLsn, end);
+                }
+                else if (sync) Interlocked.Exchange(ref _durableLsn, Interlocked.Read(ref _writtenLsn));
+                LastWriteOk = true;
+            }
+            catch (Exception ex)
+            {
+                LastWriteOk = false;
+                _logger.LogError(ex, "Writing the append-only file failed");
+                Thread.Sleep(100);
+            }
+            var done = Interlocked.Exchange(ref _nextFlush, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
+            done.TrySetResult();
+            if (stopping) { _file?.Dispose(); return; }
+        }
+    }
+
+    private void WriteBlock(long seq, ReadOnlySpan<byte> payload)
+    {
+        if (_fileSeq != seq)
+        {
+            if (_file is not null)
+            {
+                _file.Flush(flushToDisk: true);
+                _file.Dispose();
+            }
+            string path = Path.Combine(_dir, FileName(seq));
+            _file = new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.Read, bufferSize: 0);
+            _fileSeq = seq;
+            DurableFiles.SyncDirectory(_dir);
+        }
+        if (payload.IsEmpty) return;
+        var block = new byte[BlockHeader + payload.Length];
+        BlockMagic.CopyTo(block, 0);
+        BinaryPrimitives.WriteInt32LittleEndian(block.AsSpan(4), payload.Length);
+        BinaryPrimitives.WriteUInt64LittleEndian(block.AsSpan(8), RdbEncoding.Crc64(0, payload));
+        payload.CopyTo(block.AsSpan(BlockHeader));
+        _file!.Write(block);
+    }
+
+    private static void WriteSelect(ArrayBufferWriter<byte> w, int db)
+    {
+        WriteArrayHeader(w, 2);
+        WriteBulk(w, "SELECT"u8);
+        Span<byte> digits = stackalloc byte[11];
+        db.TryFormat(digits, out int n);
+        WriteBulk(w, digits[..n]);
+    }
+
+    private static void WriteArrayHeader(ArrayBufferWriter<byte> w, int count)
+    {
+        var s = w.GetSpan(16);
+        s[0] = (byte)'*';
+        count.TryFormat(s[1..], out int n);
+        s[1 + n] = (byte)'\r';
+        s[2 + n] = (byte)'\n';
+        w.Advance(3 + n);
+    }
+
+    private static void WriteBulk(ArrayBufferWriter<byte> w, ReadOnlySpan<byte> bytes)
+    {
+        var s = w.GetSpan(16);
+        s[0] = (byte)'$';
+        bytes.Length.TryFormat(s[1..], out int n);
+        s[1 + n] = (byte)'\r';
+        s[2 + n] = (byte)'\n';
+        w.Advance(3 + n);
+        w.Write(bytes);
+        w.Write("\r\n"u8);
+    }
+
+    public void Dispose()
+    {
+        _stopping = true;
+        _wake.Set();
+        _flusher.Join(TimeSpan.FromSeconds(30));
+    }
+}
+
+/// <summary>One argument of a logged command: a request argument by index, or replacement bytes.</summary>
+public readonly record struct ArgRef(int Index, byte[]? Bytes)
+{
+    public static ArgRef Of(int index) => new(index, null);
+    public static ArgRef Of(byte[] bytes) => new(-1, bytes);
+    public static ArgRef Of(string text) => new(-1, System.Text.Encoding.UTF8.GetBytes(text));
+}
