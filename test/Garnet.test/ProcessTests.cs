@@ -20,7 +20,7 @@ public class ProcessTests
         return port;
     }
 
-    private static Process Start(string args, string workDir)
+    internal static Process Start(string args, string workDir)
     {
         var psi = new ProcessStartInfo("dotnet", $"\"{ServerDll}\" {args}")
         {
@@ -30,7 +30,7 @@ public class ProcessTests
     }
 
     /// <summary>Waits until the server answers a PING with any reply (an error such as NOAUTH also means it is up).</summary>
-    private static void WaitForPort(int port, Process p)
+    internal static void WaitForPort(int port, Process p)
     {
         var sw = Stopwatch.StartNew();
         while (sw.Elapsed < TimeSpan.FromSeconds(30))
