@@ -23,6 +23,10 @@ public sealed class ServerSettings
     /// <summary>Log every write to the append-only file, replayed at start after the checkpoint.</summary>
     public bool Aof { get; set; }
     public Persistence.AofFsync AofFsync { get; set; } = Persistence.AofFsync.EverySec;
+    /// <summary>Seconds between log compactions (0: only on COMPACT).</summary>
+    public int CompactionIntervalSeconds { get; set; } = 60;
+    /// <summary>log2 of the size of a log segment file (the unit in which disk space is given back); not a user option.</summary>
+    public int SegmentBits { get; set; } = 26;
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>
     public volatile string LogLevel = "notice";
     public RespLimits Limits { get; } = new();

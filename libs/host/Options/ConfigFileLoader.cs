@@ -84,7 +84,7 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync"];
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
@@ -107,6 +107,7 @@ public static class ConfigFileLoader
             case "maxmemory": if (!redisConf) return false; o.Memory ??= value; return true;
             case "dir": o.Dir ??= value; return true;
             case "save": o.Save ??= value; return true;
+            case "compaction-interval": o.CompactionInterval ??= ParseInt("compaction-interval", value); return true;
             case "aof": if (redisConf) return false; o.Aof |= ParseBool("aof", value); return true;
             case "appendonly": if (!redisConf) return false; o.Aof |= ParseBool("appendonly", value); return true;
             case "aof-fsync": if (redisConf) return false; o.AofFsync ??= value; return true;

@@ -55,6 +55,9 @@ public sealed class GarnetServerOptions
     [Option("aof-fsync", HelpText = "When AOF writes are made durable: always (a reply waits until the write is on disk), everysec (a crash loses about the last second) or no (the OS decides). Default: everysec")]
     public string? AofFsync { get; set; }
 
+    [Option("compaction-interval", HelpText = "Seconds between log compactions, which copy live records out of the oldest log segments and delete segment files that hold nothing live (0: only on the COMPACT command). Default: 60")]
+    public int? CompactionInterval { get; set; }
+
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
 }

@@ -56,6 +56,9 @@ public static class SettingsBuilder
             ?? throw Invalid("save", o.Save, "pairs of <seconds> <changes> (positive seconds, changes >= 0), e.g. \"3600 1 300 100\", or \"\" for none");
         s.IgnoreUnreadableData = o.IgnoreUnreadableData;
         s.Aof = o.Aof;
+        int compaction = o.CompactionInterval ?? 60;
+        if (compaction < 0) throw Invalid("compaction-interval", o.CompactionInterval, "0 (only on COMPACT) or a number of seconds");
+        s.CompactionIntervalSeconds = compaction;
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {
             "always" => Garnet.server.Persistence.AofFsync.Always,

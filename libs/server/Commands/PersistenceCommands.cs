@@ -39,5 +39,12 @@ public static class PersistenceCommands
         s.Writer.WriteSimpleString("Background append only file rewriting scheduled");
     }
 
+    /// <summary>COMPACT (our extension): compacts the oldest on-disk part of the log now; replies with the bytes of log reclaimed.</summary>
+    public static void Compact(RespServerSession s)
+    {
+        var result = s.Server.Store.Compaction.RunAsync().GetAwaiter().GetResult();
+        s.Writer.WriteInteger(result.BytesReclaimed);
+    }
+
     public static void LastSave(RespServerSession s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
 }

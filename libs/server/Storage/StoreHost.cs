@@ -43,6 +43,7 @@ public sealed class StoreHost : IDisposable
             MemoryBytes = settings.MemoryBytes,
             KeyClasses = true,
             ObjectSerializer = new ServerObjectSerializer(),
+            SegmentBits = settings.SegmentBits,
         });
         Scans = new ScanCursors(Store);
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
@@ -54,18 +55,29 @@ public sealed class StoreHost : IDisposable
             throw;
         }
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
+        Compaction = new LogCompaction(this, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
     }
 
     public KVStore Store { get; }
     /// <summary>What was loaded at start (File is null when the store started empty).</summary>
     public Persistence.RecoveryResult Recovered { get; }
     internal ILogger Logger => _logger;
+    /// <summary>Copies live records out of the oldest segments so their files can be deleted.</summary>
+    public LogCompaction Compaction { get; }
+
     /// <summary>Open SCAN iterations.</summary>
     public ScanCursors Scans { get; }
     public int Databases => _physical.Length;
 
     /// <summary>The physical id that prefixes the keys of logical database db.</summary>
     public int PhysicalId(int db) => Volatile.Read(ref _physical[db]);
+
+    /// <summary>True when some database maps to physical id (false for ids of flushed databases).</summary>
+    public bool IsMappedPhysicalId(int id)
+    {
+        for (int db = 0; db < _physical.Length; db++) if (Volatile.Read(ref _physical[db]) == id) return true;
+        return false;
+    }
 
     /// <summary>The physical id of each logical database, at this moment.</summary>
     public int[] DatabaseMapping()
@@ -157,6 +169,7 @@ public sealed class StoreHost : IDisposable
     public void Dispose(bool connectionsIdle = true)
     {
         _stop.Cancel();
+        Compaction.Dispose();
         bool quiet = true;
         try { quiet &= _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
         try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }

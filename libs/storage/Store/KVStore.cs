@@ -177,6 +177,11 @@ public sealed unsafe class KVStore : IDisposable
             ObjectLog?.TailAddress ?? 0, DateTimeOffset.UtcNow);
     }
 
+    /// <summary>True when the record of key at address is the key's newest record now (no newer one anywhere in the log).
+    /// A caller that must act on the answer keeps writers of the key out meanwhile.</summary>
+    public ValueTask<bool> IsNewestRecordAsync(byte[] key, long address) =>
+        KeyIterator.IsNewestKeyRecordBelowAsync(this, key, address, long.MaxValue);
+
     /// <summary>Completes once every operation in flight when it was called has finished (records below the tail of that
     /// moment are then completely written).</summary>
     public Task WaitForOperationsInFlightAsync() => EpochBarrierAsync();

@@ -116,9 +116,11 @@ public sealed class KeyIterator : IDisposable
     private ValueTask<bool> IsNewestBelowEndAsync(byte[] record, long address) => IsNewestBelowAsync(_store, record, address, End);
 
     /// <summary>True when no other record of the same key lies in (address, end) (walking the chain from the index).</summary>
-    internal static async ValueTask<bool> IsNewestBelowAsync(KVStore store, byte[] record, long address, long end)
+    internal static ValueTask<bool> IsNewestBelowAsync(KVStore store, byte[] record, long address, long end) =>
+        IsNewestKeyRecordBelowAsync(store, IteratorScan.KeyOf(record), address, end);
+
+    internal static async ValueTask<bool> IsNewestKeyRecordBelowAsync(KVStore store, byte[] key, long address, long end)
     {
-        byte[] key = IteratorScan.KeyOf(record);
         long next = IteratorScan.WalkInMemory(store, key, Util.KeyHash.Hash(key), address, end, out bool resolved, out bool newest);
         while (!resolved)
         {
