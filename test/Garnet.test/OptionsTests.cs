@@ -108,6 +108,10 @@ public class OptionsTests
             databases 4
             requirepass "quoted pass"
             appendonly no
+            appendfsync always
+            save 900 1
+            save 300 10
+            hz 10
             loglevel verbose
             client-output-buffer-limit normal 0 0 0
             """);
@@ -121,7 +125,10 @@ public class OptionsTests
             Assert.That(s.Databases, Is.EqualTo(4));
             Assert.That(s.RequirePass, Is.EqualTo("quoted pass"));
             Assert.That(s.LogLevel, Is.EqualTo("verbose"));
-            Assert.That(ignored, Is.EqualTo(new[] { "appendonly (line 7)" }));
+            Assert.That(s.Aof, Is.False);
+            Assert.That(s.AofFsync, Is.EqualTo(Garnet.server.Persistence.AofFsync.Always));
+            Assert.That(s.SaveRules, Is.EqualTo(new[] { new Garnet.server.Persistence.SaveRule(900, 1), new Garnet.server.Persistence.SaveRule(300, 10) }));
+            Assert.That(ignored, Is.EqualTo(new[] { "hz (line 11)" }));
         }
         finally { File.Delete(path); }
     }

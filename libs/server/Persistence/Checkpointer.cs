@@ -208,13 +208,6 @@ public sealed class Checkpointer : IDisposable
             try { File.Delete(temporary); } catch { }
             throw;
         }
-        Interlocked.Exchange(ref _writesAtLastSave, writesAtCut);
-        LastSaveUnixSeconds = cut.Time.ToUnixTimeSeconds();
-        LastKeys = keys;
-        LastBytes = bytes;
-        LastFile = final;
-        Saves++;
-        _logger.LogInformation("Checkpoint {File} written ({Reason}): {Keys} keys, {Bytes} bytes", Path.GetFileName(final), reason, keys, bytes);
         var kept = Existing(_dir);
         foreach (var (old, _) in kept.Skip(Keep))
         {
@@ -227,6 +220,13 @@ public sealed class Checkpointer : IDisposable
             long oldestNeeded = kept.Take(Keep).Select(k => RdbFileReader.ReadAux(k.path).TryGetValue(AofSequenceAux, out var v) && long.TryParse(v, out long n) ? n : 0).Min();
             if (oldestNeeded > 0) Aof.DeleteBefore(oldestNeeded);
         }
+        Interlocked.Exchange(ref _writesAtLastSave, writesAtCut);
+        LastSaveUnixSeconds = cut.Time.ToUnixTimeSeconds();
+        LastKeys = keys;
+        LastBytes = bytes;
+        LastFile = final;
+        Saves++;
+        _logger.LogInformation("Checkpoint {File} written ({Reason}): {Keys} keys, {Bytes} bytes", Path.GetFileName(final), reason, keys, bytes);
     }
 
     public void Dispose()
