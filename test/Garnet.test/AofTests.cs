@@ -142,6 +142,25 @@ public class AofTests
     }
 
     [Test]
+    public void ACorruptLastByteLosesOnlyTheLastBlock()
+    {
+        using (var server = Start())
+        using (var c = server.Client())
+        {
+            for (int i = 0; i < 20; i++) c.Execute("SET", "b" + i, "v"); // always: one block per write
+            StopWithoutCheckpoint(server);
+        }
+        var (path, _) = AofLog.Existing(_dir).Last();
+        var bytes = File.ReadAllBytes(path);
+        bytes[^1] ^= 0xFF;
+        File.WriteAllBytes(path, bytes);
+        using var again = Start();
+        using var c2 = again.Client();
+        Assert.That(c2.Execute("DBSIZE").Integer, Is.EqualTo(19), "the last write's block fails its checksum: cut as a torn tail");
+        Assert.That(c2.Execute("EXISTS", "b19").Integer, Is.EqualTo(0));
+    }
+
+    [Test]
     public void CorruptionInsideTheFileStopsTheStartUnlessTold()
     {
         using (var server = Start())

@@ -70,11 +70,25 @@ public class ProcessTests
             }
             using var idle = new RespClient("127.0.0.1", port);
             RespAssert.Simple(idle.Execute("PING"), "PONG");
+            idle.Execute("SET", "survives", "sigterm");
             using (var kill = Process.Start("kill", $"-TERM {p.Id}")) kill.WaitForExit();
             Assert.That(p.WaitForExit(20000), "exits after SIGTERM");
             Assert.That(p.ExitCode, Is.EqualTo(0));
             Assert.That(idle.IsClosedByServer());
-            Assert.That(p.StandardOutput.ReadToEnd(), Does.Contain("Server stopped"));
+            Assert.That(p.StandardOutput.ReadToEnd(), Does.Contain("Server stopped").And.Contain("Checkpoint checkpoint.1.rdb written (shutdown)"));
+            // Default options: what was written before a clean stop is there after a restart.
+            using var again = Start($"--port {port}", dir);
+            try
+            {
+                WaitForPort(port, again);
+                using var c = new RespClient("127.0.0.1", port);
+                Assert.That(c.Execute("GET", "survives").Text, Is.EqualTo("sigterm"));
+            }
+            finally
+            {
+                again.Kill();
+                again.WaitForExit();
+            }
         }
         finally
         {

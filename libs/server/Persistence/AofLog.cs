@@ -78,6 +78,7 @@ public sealed class AofLog : IDisposable
     public long Append(int db, Session.RespServerSession s, ArgRef[]? rewrite)
     {
         long lsn;
+        bool big;
         lock (_appendLock)
         {
             long before = _current.WrittenCount;
@@ -98,8 +99,11 @@ public sealed class AofLog : IDisposable
             }
             _appendLsn += _current.WrittenCount - before;
             lsn = _appendLsn;
+            big = _current.WrittenCount >= 4 << 20;
         }
-        if (Volatile.Read(ref _sleeping) == 1) _wake.Set();
+        // Only "always" has someone waiting for the flush; the other policies write every few milliseconds (or sooner
+        // when a lot has accumulated), which keeps appends free of wake-ups.
+        if ((Policy == AofFsync.Always || big) && Volatile.Read(ref _sleeping) == 1) _wake.Set();
         return lsn;
     }
 
@@ -170,7 +174,8 @@ public sealed class AofLog : IDisposable
             Interlocked.Exchange(ref _sleeping, 1);
             bool pending;
             lock (_appendLock) pending = _current.WrittenCount > 0 || _sealed.Count > 0;
-            if (!pending && !stopping) _wake.WaitOne(Policy == AofFsync.EverySec ? 100 : 50);
+            if (Policy != AofFsync.Always && !stopping) _wake.WaitOne(5);
+            else if (!pending && !stopping) _wake.WaitOne(50);
             Interlocked.Exchange(ref _sleeping, 0);
             List<(long seq, ArrayBufferWriter<byte> data, long endLsn)> blocks;
             lock (_appendLock)
