@@ -35,17 +35,20 @@ public sealed class RespServer : IDisposable
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
         Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
-        if (Store.Recovered.File is not null) Checkpoints.MarkRecovered(Store.Recovered.CheckpointUnixSeconds);
+
         var existingAof = Persistence.AofLog.Existing(settings.Dir);
         if (settings.Aof)
         {
             Replayed = Persistence.AofReplay.Run(this, settings.Dir, Store.Recovered.AofSequence, settings.IgnoreUnreadableData, _logger);
-            long next = existingAof.Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
+            // Never below the sequence the checkpoint names: a recovery must find the writes made from now on.
+            long next = Math.Max(existingAof.Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1, Math.Max(1, Store.Recovered.AofSequence));
             Aof = new Persistence.AofLog(settings.Dir, next, settings.AofFsync, LoggerFactory.CreateLogger("Garnet.Aof"));
             Checkpoints.Aof = Aof;
         }
         else if (existingAof.Count > 0)
             _logger.LogWarning("{Dir} holds {Count} append-only files, but --aof is off: they are not replayed", settings.Dir, existingAof.Count);
+        // Only now: a checkpoint during the replay would not know the AOF. What was loaded counts as saved, as in Redis.
+        Checkpoints.StartSaveRules();
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
     }
 
@@ -174,9 +177,11 @@ public sealed class RespServer : IDisposable
         foreach (var s in Clients.Snapshot()) s.Kill();
         deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
         while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
-        if (SaveOnStop && Clients.Count == 0 && Checkpoints.ChangesSinceLastSave > 0)
+        if (SaveOnStop && Checkpoints.ChangesSinceLastSave > 0)
         {
-            try { Checkpoints.SaveAsync("shutdown").GetAwaiter().GetResult(); }
+            // After a BGSAVE in progress, so that writes after its cut are in this one; a client still inside a command is
+            // waited for by the checkpoint's key locks.
+            try { Checkpoints.SaveAsync("shutdown", waitForRunning: true).GetAwaiter().GetResult(); }
             catch (Exception ex) { _logger.LogCritical(ex, "The checkpoint at shutdown failed: writes since the last checkpoint are lost"); }
         }
         Checkpoints.Dispose();

@@ -57,7 +57,7 @@ public static class SettingsBuilder
         s.IgnoreUnreadableData = o.IgnoreUnreadableData;
         s.Aof = o.Aof;
         int compaction = o.CompactionInterval ?? 60;
-        if (compaction < 0) throw Invalid("compaction-interval", o.CompactionInterval, "0 (only on COMPACT) or a number of seconds");
+        if (compaction < 0 || compaction > 2_592_000) throw Invalid("compaction-interval", o.CompactionInterval, "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)");
         s.CompactionIntervalSeconds = compaction;
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {

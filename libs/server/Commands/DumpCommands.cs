@@ -50,8 +50,8 @@ public static class DumpCommands
         long at = 0;
         if (ttl > 0)
         {
-            at = absolute ? ttl : ttl + StringCommands.NowMs;
-            if (at <= StringCommands.NowMs)
+            at = absolute ? ttl : ttl + StringCommands.NowMs(s);
+            if (at <= StringCommands.NowMs(s))
             {
                 // Already expired: nothing is created (an existing key is removed, as REPLACE asked).
                 s.PropagateAs(Persistence.ArgRef.Of("DEL"), Persistence.ArgRef.Of(1));

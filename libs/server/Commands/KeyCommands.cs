@@ -62,13 +62,13 @@ public static class KeyCommands
         try
         {
             ms = seconds ? checked(v * 1000) : v;
-            if (!absolute) ms = checked(ms + StringCommands.NowMs);
+            if (!absolute) ms = checked(ms + StringCommands.NowMs(s));
         }
         catch (OverflowException) { s.WriteError($"ERR invalid expire time in '{command}' command"); return; }
         // 0 means "no expiration" in the store: a time at or before the epoch is simply in the past.
         if (ms <= 0) ms = 1;
         // A time in the past deletes the key (as Redis does), in the same operation that checks the conditions.
-        if (ms <= StringCommands.NowMs) flags |= ExpireFlags.DeleteNow;
+        if (ms <= StringCommands.NowMs(s)) flags |= ExpireFlags.DeleteNow;
         var input = new StringInput { Op = StringOp.Expire, Flags = (byte)flags, Number = ms };
         s.Storage.Rmw(s.Arg(1), ref input);
         long changed = s.Storage.Result.Number;
@@ -78,8 +78,8 @@ public static class KeyCommands
         s.Writer.WriteInteger(changed);
     }
 
-    public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs + 500) / 1000);
-    public static void PTtl(RespServerSession s) => TtlCore(s, t => t - StringCommands.NowMs);
+    public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs(s) + 500) / 1000);
+    public static void PTtl(RespServerSession s) => TtlCore(s, t => t - StringCommands.NowMs(s));
     public static void ExpireTime(RespServerSession s) => TtlCore(s, t => t / 1000);
     public static void PExpireTime(RespServerSession s) => TtlCore(s, t => t);
 
@@ -179,7 +179,13 @@ public static class KeyCommands
             else if (!StringCommands.Ascii(s.Arg(1), "ASYNC")) { s.WriteError("ERR syntax error"); return; }
         }
         var host = s.Server.Store;
-        if (all) host.FlushAll();
+        if (all)
+        {
+            host.FlushAll();
+            // As Redis: with save rules, FLUSHALL is followed by a checkpoint of the empty store (taken in the background,
+            // once this command has released the key locks).
+            if (s.Settings.SaveRules.Length > 0 && !s.Server.Checkpoints.TryStartBackground("FLUSHALL")) s.Server.Checkpoints.ScheduleAfterCurrent("FLUSHALL");
+        }
         else host.FlushDb(s.Database);
         if (sync) host.PurgeCompletion.Wait();
         s.Writer.WriteOk();

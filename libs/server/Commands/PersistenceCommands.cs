@@ -25,7 +25,8 @@ public static class PersistenceCommands
         }
         var checkpoints = s.Server.Checkpoints;
         if (checkpoints.TryStartBackground("BGSAVE")) { s.Writer.WriteSimpleString("Background saving started"); return; }
-        if (!schedule) { s.WriteError("ERR Background save already in progress"); return; }
+        // As Redis: a save in progress is an error even with SCHEDULE; a rewrite in progress (BGREWRITEAOF) can be waited for.
+        if (!schedule || checkpoints.CurrentReason != "BGREWRITEAOF") { s.WriteError("ERR Background save already in progress"); return; }
         checkpoints.ScheduleAfterCurrent("BGSAVE SCHEDULE");
         s.Writer.WriteSimpleString("Background saving scheduled");
     }
@@ -35,6 +36,7 @@ public static class PersistenceCommands
     {
         var checkpoints = s.Server.Checkpoints;
         if (checkpoints.TryStartBackground("BGREWRITEAOF")) { s.Writer.WriteSimpleString("Background append only file rewriting started"); return; }
+        if (checkpoints.CurrentReason == "BGREWRITEAOF") { s.WriteError("ERR Background append only file rewriting already in progress"); return; }
         checkpoints.ScheduleAfterCurrent("BGREWRITEAOF");
         s.Writer.WriteSimpleString("Background append only file rewriting scheduled");
     }

@@ -13,7 +13,8 @@ public static class StringCommands
     private const string Syntax = "ERR syntax error";
     private const string NotInteger = StringFunctions.NotInteger;
 
-    internal static long NowMs => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+    /// <summary>The server's clock (the replay's during AOF replay).</summary>
+    internal static long NowMs(RespServerSession s) => s.Server.Store.Clock.NowMs;
 
     private static StringInput Input(RespServerSession s, StringOp op, int valueArg = -1)
     {
@@ -73,13 +74,13 @@ public static class StringCommands
     /// <summary>EX/PX/EXAT/PXAT value to Unix ms; false (with Redis's error) when invalid.</summary>
     internal static bool TryExpiration(RespServerSession s, ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
     {
-        if (ExpirationError(unit, arg, command, out at) is not { } error) return true;
+        if (ExpirationError(unit, arg, command, NowMs(s), out at) is not { } error) return true;
         s.WriteError(error);
         return false;
     }
 
     /// <summary>The Unix ms an EX/PX/EXAT/PXAT argument means, or Redis's error for it.</summary>
-    internal static string? ExpirationError(ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
+    internal static string? ExpirationError(ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, long now, out long at)
     {
         at = 0;
         if (!NumberParsing.TryParseInt64(arg, out long v)) return NotInteger;
@@ -89,7 +90,6 @@ public static class StringCommands
         long ms = seconds ? v * 1000 : v;
         if (!absolute)
         {
-            long now = NowMs;
             if (ms > long.MaxValue - now) return $"ERR invalid expire time in '{command}' command";
             ms += now;
         }
@@ -199,7 +199,7 @@ public static class StringCommands
             if (Ascii(a, "PERSIST") && !option) { input.Flags = (byte)ExpireFlags.Persist; option = true; }
             else if ((Ascii(a, "EX") || Ascii(a, "PX") || Ascii(a, "EXAT") || Ascii(a, "PXAT")) && !option && i + 1 < s.Argc)
             {
-                expireError = ExpirationError(a, s.Arg(i + 1), "getex", out input.Number);
+                expireError = ExpirationError(a, s.Arg(i + 1), "getex", NowMs(s), out input.Number);
                 option = true;
                 i++;
             }

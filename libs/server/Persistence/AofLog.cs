@@ -6,7 +6,8 @@
 //   no       - never (the OS decides).
 // Files: appendonly.<seq>.aof in --dir; a checkpoint rotates to a new file (Rotate, under all key locks), and files
 // older than the oldest kept checkpoint's are deleted. Block format: "GAOF" | payload length (int32 LE) |
-// CRC-64 of the payload (8 bytes LE) | payload (whole RESP commands). A block cut short by a crash is a torn tail.
+// time of the block's first command (Unix ms, int64 LE) | CRC-64 of time and payload (8 bytes LE) | payload (whole RESP
+// commands). Replay judges expiry at that time. A block cut short by a crash is a torn tail.
 // Invariants: an append's position (Lsn) is the count of payload bytes appended before it and itself, over all files;
 // DurableLsn only grows, and everything below it is on disk (fsynced) when the policy is always.
 using System.Buffers;
@@ -21,13 +22,14 @@ public sealed class AofLog : IDisposable
 {
     public const string FilePrefix = "appendonly.", FileSuffix = ".aof";
     public static readonly byte[] BlockMagic = "GAOF"u8.ToArray();
-    public const int BlockHeader = 16;
+    public const int BlockHeader = 24;
 
     private readonly string _dir;
     private readonly ILogger _logger;
     private readonly object _appendLock = new();
     private ArrayBufferWriter<byte> _current = new(1 << 16);
-    private readonly List<(long seq, ArrayBufferWriter<byte> data, long endLsn)> _sealed = new();
+    private long _currentStartMs;
+    private readonly List<(long seq, ArrayBufferWriter<byte> data, long endLsn, long startMs)> _sealed = new();
     private long _seq;          // file that new appends go to
     private int _lastDb;        // database of the last append in the current file
     private long _appendLsn;
@@ -38,6 +40,7 @@ public sealed class AofLog : IDisposable
     private volatile bool _stopping;
     private TaskCompletionSource _nextFlush = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private FileStream? _file;
+    private long _fileLength; // end of the last whole block written to _file
     private long _fileSeq = -1;
     private long _lastFsyncMs = Environment.TickCount64;
     private volatile bool _forceSync;
@@ -82,6 +85,7 @@ public sealed class AofLog : IDisposable
         lock (_appendLock)
         {
             long before = _current.WrittenCount;
+            if (before == 0) _currentStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
             if (db != _lastDb)
             {
                 WriteSelect(_current, db);
@@ -122,8 +126,7 @@ public sealed class AofLog : IDisposable
         {
             var next = Volatile.Read(ref _nextFlush).Task;
             if (Interlocked.Read(ref _durableLsn) >= lsn) return;
-            if (!LastWriteOk) throw new IOException("the append-only file cannot be written");
-            await next.ConfigureAwait(false);
+            await next.ConfigureAwait(false); // while writing fails, the flusher retries and the reply waits
         }
     }
 
@@ -132,7 +135,7 @@ public sealed class AofLog : IDisposable
     {
         lock (_appendLock)
         {
-            _sealed.Add((_seq, _current, _appendLsn));
+            _sealed.Add((_seq, _current, _appendLsn, _currentStartMs));
             _current = new ArrayBufferWriter<byte>(1 << 16);
             _seq++;
             _lastDb = 0; // replay starts every file in database 0
@@ -177,25 +180,27 @@ public sealed class AofLog : IDisposable
             if (Policy != AofFsync.Always && !stopping) _wake.WaitOne(5);
             else if (!pending && !stopping) _wake.WaitOne(50);
             Interlocked.Exchange(ref _sleeping, 0);
-            List<(long seq, ArrayBufferWriter<byte> data, long endLsn)> blocks;
+            List<(long seq, ArrayBufferWriter<byte> data, long endLsn, long startMs)> blocks;
             lock (_appendLock)
             {
-                blocks = new List<(long, ArrayBufferWriter<byte>, long)>(_sealed);
+                blocks = new List<(long, ArrayBufferWriter<byte>, long, long)>(_sealed);
                 _sealed.Clear();
                 if (_current.WrittenCount > 0)
                 {
-                    blocks.Add((_seq, _current, _appendLsn));
+                    blocks.Add((_seq, _current, _appendLsn, _currentStartMs));
                     _current = new ArrayBufferWriter<byte>(1 << 16);
                 }
-                else if (blocks.Count == 0 && _fileSeq != _seq) blocks.Add((_seq, new ArrayBufferWriter<byte>(1), _appendLsn)); // create the file early
+                else if (blocks.Count == 0 && _fileSeq != _seq) blocks.Add((_seq, new ArrayBufferWriter<byte>(1), _appendLsn, 0)); // create the file early
             }
+            int written = 0;
             try
             {
                 long end = -1;
-                foreach (var (seq, data, endLsn) in blocks)
+                foreach (var (seq, data, endLsn, startMs) in blocks)
                 {
-                    WriteBlock(seq, data.WrittenSpan);
+                    WriteBlock(seq, data.WrittenSpan, startMs);
                     end = endLsn;
+                    written++;
                 }
                 bool sync = Policy == AofFsync.Always || (Policy == AofFsync.EverySec && Environment.TickCount64 - _lastFsyncMs >= 1000) || stopping || _forceSync;
                 _forceSync = false;
@@ -214,8 +219,13 @@ public sealed class AofLog : IDisposable
             }
             catch (Exception ex)
             {
+                // Nothing is lost: the file is cut back to the last whole block and the blocks not written are queued
+                // again, in order, for the next round. Replies waiting for them (always) keep waiting.
                 LastWriteOk = false;
-                _logger.LogError(ex, "Writing the append-only file failed");
+                _logger.LogError(ex, "Writing the append-only file failed; retrying");
+                try { if (_file is not null) { _file.SetLength(_fileLength); _file.Position = _fileLength; } }
+                catch (Exception cut) { _logger.LogError(cut, "Cutting the append-only file back to its last whole block failed"); }
+                lock (_appendLock) _sealed.InsertRange(0, blocks.Skip(written));
                 Thread.Sleep(100);
             }
             var done = Interlocked.Exchange(ref _nextFlush, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
@@ -224,7 +234,7 @@ public sealed class AofLog : IDisposable
         }
     }
 
-    private void WriteBlock(long seq, ReadOnlySpan<byte> payload)
+    private void WriteBlock(long seq, ReadOnlySpan<byte> payload, long startMs)
     {
         if (_fileSeq != seq)
         {
@@ -232,20 +242,29 @@ public sealed class AofLog : IDisposable
             {
                 _file.Flush(flushToDisk: true);
                 _file.Dispose();
+                _file = null; // a failure below reopens on the next round instead of using a closed file
+                _fileSeq = -1;
             }
             string path = Path.Combine(_dir, FileName(seq));
-            _file = new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.Read, bufferSize: 0);
-            _fileSeq = seq;
+            var file = new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.Read, bufferSize: 0);
             DurableFiles.SyncDirectory(_dir);
+            _file = file;
+            _fileSeq = seq;
+            _fileLength = file.Length;
         }
         if (payload.IsEmpty) return;
         var block = new byte[BlockHeader + payload.Length];
         BlockMagic.CopyTo(block, 0);
         BinaryPrimitives.WriteInt32LittleEndian(block.AsSpan(4), payload.Length);
-        BinaryPrimitives.WriteUInt64LittleEndian(block.AsSpan(8), RdbEncoding.Crc64(0, payload));
+        BinaryPrimitives.WriteInt64LittleEndian(block.AsSpan(8), startMs);
+        BinaryPrimitives.WriteUInt64LittleEndian(block.AsSpan(16), BlockCrc(block.AsSpan(8, 8), payload));
         payload.CopyTo(block.AsSpan(BlockHeader));
         _file!.Write(block);
+        _fileLength += block.Length;
     }
+
+    /// <summary>The CRC of a block: its time field, then its payload.</summary>
+    public static ulong BlockCrc(ReadOnlySpan<byte> time, ReadOnlySpan<byte> payload) => RdbEncoding.Crc64(RdbEncoding.Crc64(0, time), payload);
 
     private static void WriteSelect(ArrayBufferWriter<byte> w, int db)
     {

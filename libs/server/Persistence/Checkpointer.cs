@@ -20,6 +20,8 @@ public sealed class Checkpointer : IDisposable
     public const int Keep = 2;
     /// <summary>AUX field naming the first AOF file that holds writes after the checkpoint.</summary>
     public const string AofSequenceAux = "garnet-aof-seq";
+    /// <summary>AUX field with the cut's time (Unix ms): the keys expired then are not in the file.</summary>
+    public const string CutTimeAux = "garnet-cut-ms";
 
     /// <summary>Rotated at each cut, and trimmed to what the kept checkpoints need (set when --aof is on).</summary>
     public AofLog? Aof { get; set; }
@@ -29,7 +31,7 @@ public sealed class Checkpointer : IDisposable
     private readonly Func<long> _writesTotal;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _one = new(1, 1);
-    private readonly Timer _timer;
+    private Timer? _timer;
     private long _writesAtLastSave;
     private long _lastAttemptMs;
     private long _nextSequence;
@@ -43,8 +45,21 @@ public sealed class Checkpointer : IDisposable
         _logger = logger;
         _nextSequence = Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
         LastSaveUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
-        _timer = new Timer(_ => SaveIfDue(), null, 1000, 1000);
     }
+
+    /// <summary>Starts checking the save rules every second (after recovery and AOF replay are done).</summary>
+    public void StartSaveRules()
+    {
+        // What recovery loaded and replayed counts as saved (LASTSAVE is the start time), as after a Redis load.
+        Interlocked.Exchange(ref _writesAtLastSave, _writesTotal());
+        LastSaveUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        _timer ??= new Timer(_ => SaveIfDue(), null, 1000, 1000);
+    }
+
+    private volatile bool _disposed;
+
+    /// <summary>Why the running checkpoint was started (null when none runs).</summary>
+    public string? CurrentReason { get; private set; }
 
     public IReadOnlyList<SaveRule> Rules { get; set; }
     public bool InProgress => Volatile.Read(ref _running) != 0;
@@ -58,8 +73,6 @@ public sealed class Checkpointer : IDisposable
     public string? LastFile { get; private set; }
     public long ChangesSinceLastSave => _writesTotal() - Interlocked.Read(ref _writesAtLastSave);
 
-    /// <summary>Called after a recovery: the loaded state counts as saved at that time.</summary>
-    public void MarkRecovered(long unixSeconds) => LastSaveUnixSeconds = unixSeconds;
 
     private int _running;
 
@@ -82,7 +95,15 @@ public sealed class Checkpointer : IDisposable
     public async Task<bool> SaveAsync(string reason, bool waitForRunning = false)
     {
         if (!await _one.WaitAsync(waitForRunning ? Timeout.Infinite : 0).ConfigureAwait(false)) return false;
+        await SaveHoldingLockAsync(reason).ConfigureAwait(false);
+        return true;
+    }
+
+    // Runs with _one held and releases it.
+    private async Task SaveHoldingLockAsync(string reason)
+    {
         Volatile.Write(ref _running, 1);
+        CurrentReason = reason;
         long started = Environment.TickCount64;
         CurrentStartUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         Interlocked.Exchange(ref _lastAttemptMs, started);
@@ -90,7 +111,6 @@ public sealed class Checkpointer : IDisposable
         {
             await WriteCheckpointAsync(reason).ConfigureAwait(false);
             LastSaveOk = true;
-            return true;
         }
         catch (Exception ex)
         {
@@ -102,6 +122,7 @@ public sealed class Checkpointer : IDisposable
         {
             LastDurationSeconds = (Environment.TickCount64 - started) / 1000;
             CurrentStartUnixSeconds = -1;
+            CurrentReason = null;
             Volatile.Write(ref _running, 0);
             _one.Release();
         }
@@ -110,10 +131,11 @@ public sealed class Checkpointer : IDisposable
     /// <summary>BGSAVE: starts a checkpoint in the background; false when one is already running.</summary>
     public bool TryStartBackground(string reason)
     {
-        if (InProgress) return false;
+        if (_disposed || !_one.Wait(0)) return false; // taken here, so two callers cannot both be told "started"
+        Volatile.Write(ref _running, 1);
         _ = Task.Run(async () =>
         {
-            try { await SaveAsync(reason).ConfigureAwait(false); }
+            try { await SaveHoldingLockAsync(reason).ConfigureAwait(false); }
             catch { /* logged and recorded in LastSaveOk */ }
         });
         return true;
@@ -128,7 +150,7 @@ public sealed class Checkpointer : IDisposable
     {
         try
         {
-            if (InProgress) return;
+            if (InProgress || _disposed) return;
             if (Interlocked.Exchange(ref _scheduled, 0) == 1) { TryStartBackground("BGSAVE SCHEDULE"); return; }
             if (Rules.Count == 0) return;
             // After a failure, wait 5 s before the next try (as Redis does).
@@ -152,6 +174,7 @@ public sealed class Checkpointer : IDisposable
         long writesAtCut;
         long aofSequence = 0;
         SnapshotPoint cut;
+        KeyIterator? iterator = null;
         locks.EnterAll();
         bool locked = true;
         try
@@ -159,9 +182,22 @@ public sealed class Checkpointer : IDisposable
             mapping = _host.DatabaseMapping();
             writesAtCut = _writesTotal();
             if (Aof is not null) aofSequence = Aof.Rotate(); // writes after the cut go to the new file
-            cut = await store.TakeSnapshotPointAsync(_ => { locks.ExitAll(); locked = false; }).ConfigureAwait(false);
+            cut = await store.TakeSnapshotPointAsync(point =>
+            {
+                // Registered before anything can run again: while it is, no segment below the cut is reclaimed and no
+                // space is reused. Expired keys are filtered by the cut's time below, not by the time of the scan.
+                iterator = new KeyIterator(store, 0, point.Address) { IncludeExpired = true };
+                locks.ExitAll();
+                locked = false;
+            }).ConfigureAwait(false);
+        }
+        catch
+        {
+            iterator?.Dispose();
+            throw;
         }
         finally { if (locked) locks.ExitAll(); }
+        long cutMs = cut.Time.ToUnixTimeMilliseconds();
 
         long sequence = _nextSequence++;
         string final = Path.Combine(_dir, $"{FilePrefix}{sequence}{FileSuffix}");
@@ -178,10 +214,11 @@ public sealed class Checkpointer : IDisposable
                 writer.WriteAux("redis-bits", "64");
                 writer.WriteAux("ctime", cut.Time.ToUnixTimeSeconds().ToString());
                 writer.WriteAux("aof-base", "0");
+                writer.WriteAux(CutTimeAux, cutMs.ToString());
                 // Without an AOF: the AOF files present (from a run with --aof) are older than this checkpoint.
                 if (Aof is null) aofSequence = AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
                 writer.WriteAux(AofSequenceAux, aofSequence.ToString());
-                using (var it = new KeyIterator(store, 0, cut.Address))
+                using (var it = iterator!)
                 {
                     var batch = new List<IteratedRecord>();
                     bool more = true;
@@ -192,6 +229,7 @@ public sealed class Checkpointer : IDisposable
                         foreach (var r in batch)
                         {
                             if (r.Key.Length < 2 || !dbOf.TryGetValue((r.Key[0] << 8) | r.Key[1], out int db)) continue; // a flushed database
+                            if (r.Expiration != 0 && r.Expiration <= cutMs) continue; // expired at the cut
                             var value = r.IsObject ? ((LargeValue)serializer.Deserialize(r.Value)).Data : r.Value;
                             writer.WriteString(db, r.Key.AsSpan(2), value, r.Expiration);
                         }
@@ -199,7 +237,7 @@ public sealed class Checkpointer : IDisposable
                 }
                 writer.Finish();
                 keys = writer.Keys;
-                bytes = writer.Bytes + 8;
+                bytes = writer.Bytes;
             }
             DurableFiles.Publish(temporary, final);
         }
@@ -231,8 +269,14 @@ public sealed class Checkpointer : IDisposable
 
     public void Dispose()
     {
-        _timer.Dispose();
-        // Wait (bounded) for a running checkpoint, so the store is not freed under it.
-        if (_one.Wait(TimeSpan.FromSeconds(60))) _one.Release();
+        _disposed = true;
+        if (_timer is not null)
+        {
+            using var timerDone = new ManualResetEvent(false);
+            if (_timer.Dispose(timerDone)) timerDone.WaitOne(); // a rule check in progress finishes first
+        }
+        // Wait for a running checkpoint (however long), so the store is not freed under it.
+        _one.Wait();
+        _one.Release();
     }
 }

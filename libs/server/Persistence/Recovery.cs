@@ -5,7 +5,8 @@
 //  - The server never starts empty in silence: when --dir holds checkpoints and none can be read, start-up fails with
 //    a message naming the file and the reason, unless IgnoreUnreadableData is set (then they are renamed *.unreadable).
 //    A newer unreadable checkpoint that an older readable one stands in for is renamed aside too, with an error logged.
-//  - Keys already expired are not loaded.
+//  - Keys already expired are not loaded: expired now, or, when the AOF will be replayed after it (keepUntilReplay),
+//    expired at the checkpoint's cut (the replay judges the rest at the original times).
 using Garnet.server.Storage;
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
@@ -20,7 +21,7 @@ public readonly record struct RecoveryResult(string? File, long Keys, long Expir
 
 public static class Recovery
 {
-    public static RecoveryResult Run(StoreHost host, string dir, int databases, bool ignoreUnreadable, ILogger logger)
+    public static RecoveryResult Run(StoreHost host, string dir, int databases, bool ignoreUnreadable, bool keepUntilReplay, ILogger logger)
     {
         dir = Path.GetFullPath(dir);
         foreach (var tmp in Directory.EnumerateFiles(dir, Checkpointer.FilePrefix + "*" + Checkpointer.FileSuffix + ".tmp"))
@@ -35,7 +36,7 @@ public static class Recovery
         {
             try
             {
-                result = Load(host, path, databases, logger);
+                result = Load(host, path, databases, keepUntilReplay, logger);
                 break;
             }
             catch (InvalidDataException ex)
@@ -64,7 +65,7 @@ public static class Recovery
         return result;
     }
 
-    private static RecoveryResult Load(StoreHost host, string path, int databases, ILogger logger)
+    private static RecoveryResult Load(StoreHost host, string path, int databases, bool keepUntilReplay, ILogger logger)
     {
         var started = System.Diagnostics.Stopwatch.StartNew();
         string name = Path.GetFileName(path);
@@ -78,6 +79,12 @@ public static class Recovery
             });
         }
         long loaded = 0, expired = 0, nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        if (keepUntilReplay)
+        {
+            var aux = RdbFileReader.ReadAux(path);
+            if (aux.TryGetValue(Checkpointer.CutTimeAux, out var cutText) && long.TryParse(cutText, out long cutMs)) nowMs = cutMs;
+            else if (aux.TryGetValue("ctime", out var ctimeText) && long.TryParse(ctimeText, out long ctimeSeconds)) nowMs = ctimeSeconds * 1000;
+        }
         using var session = host.Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions());
         var key = new byte[256];
         using var reader = new RdbFileReader(path);

@@ -3,6 +3,7 @@
 //  - The keys are the ones the command table names (first, last, step), so dispatch, COMMAND GETKEYS and locking agree.
 //  - Exclusive when the row says the command is multi-step (CommandDefinition.LocksKeysExclusively) or when a write
 //    names more than one key; a write of one key takes Write, a read of one key Read, a read of several MultiRead.
+//    With the AOF on (orderWrites), every write is Exclusive: two writes of one key then run, and are logged, in turn.
 //  - Several stripes are gathered in a bitset and taken in ascending order, each once; Release undoes exactly what
 //    Acquire took. Nothing here allocates per command.
 using Garnet.server.Commands;
@@ -21,7 +22,7 @@ internal sealed class CommandKeyLocks
     public CommandKeyLocks(KeyLocks locks) => _locks = locks;
 
     /// <summary>Takes the stripes of the command's keys. Returns false when the command names no key.</summary>
-    public bool Acquire(CommandDefinition cmd, RespServerSession s)
+    public bool Acquire(CommandDefinition cmd, RespServerSession s, bool orderWrites)
     {
         var keys = cmd.Keys;
         int argc = s.Argc;
@@ -30,7 +31,7 @@ internal sealed class CommandKeyLocks
         if (keys.First > last) return false;
         int count = (last - keys.First) / step + 1;
         bool write = (cmd.Flags & CommandFlags.Write) != 0;
-        _mode = cmd.LocksKeysExclusively || (write && count > 1) ? KeyLockMode.Exclusive
+        _mode = cmd.LocksKeysExclusively || (write && (count > 1 || orderWrites)) ? KeyLockMode.Exclusive
             : write ? KeyLockMode.Write
             : count > 1 ? KeyLockMode.MultiRead : KeyLockMode.Read;
         if (count == 1)

@@ -225,21 +225,34 @@ public sealed class RespServerSession : IRequestHandler
             WriteError("NOAUTH Authentication required.");
             return;
         }
+        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Aof is { LastWriteOk: false })
+        {
+            // As Redis: while the AOF cannot be written, writes are refused (reads go on).
+            WriteError("MISCONF Errors writing to the AOF file: see the server log");
+            return;
+        }
         _commands++;
         _storage?.BeginCommand();
         int mark = Writer.Length;
         long errorsBefore = _errors;
-        bool locked = false;
+        bool locked = false, lockedAll = false;
         try
         {
-            if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this);
+            if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
+            else if ((cmd.Flags & CommandFlags.Write) != 0)
+            {
+                // A write without keys (FLUSHDB, FLUSHALL, SWAPDB) changes every key: it runs, and is logged, alone.
+                Server.Store.Locks.EnterAll();
+                lockedAll = true;
+            }
             _propagateAs = null;
             _propagateNothing = false;
             cmd.Handler(this);
             if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
             {
                 _writes++;
-                // Logged while the command's keys are still locked: the AOF has each key's writes in execution order.
+                // Logged while the command's keys are still locked (writes exclusively when the AOF is on): the AOF has each
+                // key's writes in the order they ran.
                 if (Server.Aof is { } aof && !_propagateNothing) _aofLsn = aof.Append(Database, this, _propagateAs);
             }
         }
@@ -253,6 +266,7 @@ public sealed class RespServerSession : IRequestHandler
         finally
         {
             if (locked) _keyLocks!.Release();
+            if (lockedAll) Server.Store.Locks.ExitAll();
         }
     }
 

@@ -94,7 +94,7 @@ public sealed class LogCompaction : IDisposable
                     {
                         if (!_host.IsMappedPhysicalId((r.Key[0] << 8) | r.Key[1])) continue; // a flushed database: the purge deletes it
                         if (!await store.IsNewestRecordAsync(r.Key, r.Address).ConfigureAwait(false)) continue;
-                        if (r.Expiration != 0 && r.Expiration <= DateTimeOffset.UtcNow.ToUnixTimeMilliseconds())
+                        if (r.Expiration != 0 && r.Expiration <= _host.Clock.NowMs)
                         {
                             // Expired and still the newest record: nothing else can write the key while we hold its lock.
                             if (session.Delete(r.Key).IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
@@ -117,7 +117,12 @@ public sealed class LogCompaction : IDisposable
 
     public void Dispose()
     {
-        _timer?.Dispose();
-        if (_one.Wait(TimeSpan.FromSeconds(60))) _one.Release();
+        if (_timer is not null)
+        {
+            using var timerDone = new ManualResetEvent(false);
+            if (_timer.Dispose(timerDone)) timerDone.WaitOne();
+        }
+        _one.Wait(); // a run in progress finishes first, so the store is not freed under it
+        _one.Release();
     }
 }

@@ -3,7 +3,7 @@
 //  - A stored key is [physical database id, 2 bytes big-endian][the client's key]. SELECT n uses logical database n,
 //    which maps to a physical id. SWAPDB swaps two mappings; FLUSHDB gives the database a fresh id at once and
 //    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock and with
-//    every key lock held (KeyLocks.EnterAll), so no keyed command runs across a remapping.
+//    every key lock held by the caller (KeyLocks.EnterAll), so no keyed command runs across a remapping.
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
 //  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
 //    files of an earlier run are removed (they are a cache tier, not a persistence format).
@@ -44,11 +44,12 @@ public sealed class StoreHost : IDisposable
             KeyClasses = true,
             ObjectSerializer = new ServerObjectSerializer(),
             SegmentBits = settings.SegmentBits,
+            Clock = () => Clock.NowMs,
         });
         Scans = new ScanCursors(Store);
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
         for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
-        try { Recovered = Persistence.Recovery.Run(this, dir, settings.Databases, settings.IgnoreUnreadableData, _logger); }
+        try { Recovered = Persistence.Recovery.Run(this, dir, settings.Databases, settings.IgnoreUnreadableData, settings.Aof, _logger); }
         catch
         {
             Store.Dispose();
@@ -59,6 +60,8 @@ public sealed class StoreHost : IDisposable
     }
 
     public KVStore Store { get; }
+    /// <summary>The time expiry is judged by (set to the original times while the AOF is replayed).</summary>
+    public ServerClock Clock { get; } = new();
     /// <summary>What was loaded at start (File is null when the store started empty).</summary>
     public Persistence.RecoveryResult Recovered { get; }
     internal ILogger Logger => _logger;
@@ -91,12 +94,11 @@ public sealed class StoreHost : IDisposable
     /// <summary>Key-name locks held by running commands (see KeyLocks).</summary>
     public KeyLocks Locks { get; } = new();
 
+    /// <summary>Swaps two databases. The caller holds every key lock (the session takes them for SWAPDB), so every keyed
+    /// command ran before the swap or runs after it, never across it.</summary>
     public void SwapDb(int a, int b)
     {
-        // Every keyed command either ran before the swap or runs after it, never across it.
-        Locks.EnterAll();
-        try { lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]); }
-        finally { Locks.ExitAll(); }
+        lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]);
     }
 
     /// <summary>Empties database db at once (a fresh physical id); the old keys are deleted in the background.</summary>
@@ -107,15 +109,9 @@ public sealed class StoreHost : IDisposable
     /// <summary>Completes when the keys of every flushed database have been deleted (FLUSHDB SYNC waits for it).</summary>
     public Task PurgeCompletion => _purge;
 
+    // The caller holds every key lock (the session takes them for FLUSHDB/FLUSHALL): keyed commands in flight have
+    // finished, so none writes to a retired id afterwards.
     private void Flush(int[] dbs)
-    {
-        // Keyed commands in flight finish first, so none writes to a retired id afterwards.
-        Locks.EnterAll();
-        try { FlushLocked(dbs); }
-        finally { Locks.ExitAll(); }
-    }
-
-    private void FlushLocked(int[] dbs)
     {
         var retired = new List<int>();
         lock (_mapLock)
