@@ -39,7 +39,13 @@ public sealed class RespServer : IDisposable
         var existingAof = Persistence.AofLog.Existing(settings.Dir);
         if (settings.Aof)
         {
-            Replayed = Persistence.AofReplay.Run(this, settings.Dir, Store.Recovered.AofSequence, settings.IgnoreUnreadableData, _logger);
+            try { Replayed = Persistence.AofReplay.Run(this, settings.Dir, Store.Recovered.AofSequence, settings.IgnoreUnreadableData, _logger); }
+            catch
+            {
+                Checkpoints.Dispose();
+                Store.Dispose();
+                throw;
+            }
             // Never below the sequence the checkpoint names: a recovery must find the writes made from now on.
             long next = Math.Max(existingAof.Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1, Math.Max(1, Store.Recovered.AofSequence));
             Aof = new Persistence.AofLog(settings.Dir, next, settings.AofFsync, LoggerFactory.CreateLogger("Garnet.Aof"));

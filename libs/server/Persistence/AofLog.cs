@@ -193,9 +193,9 @@ public sealed class AofLog : IDisposable
                 else if (blocks.Count == 0 && _fileSeq != _seq) blocks.Add((_seq, new ArrayBufferWriter<byte>(1), _appendLsn, 0)); // create the file early
             }
             int written = 0;
+            long end = -1;
             try
             {
-                long end = -1;
                 foreach (var (seq, data, endLsn, startMs) in blocks)
                 {
                     WriteBlock(seq, data.WrittenSpan, startMs);
@@ -223,6 +223,7 @@ public sealed class AofLog : IDisposable
                 // again, in order, for the next round. Replies waiting for them (always) keep waiting.
                 LastWriteOk = false;
                 _logger.LogError(ex, "Writing the append-only file failed; retrying");
+                if (end >= 0) Interlocked.Exchange(ref _writtenLsn, end); // written, not yet durable: the next fsync covers them
                 try { if (_file is not null) { _file.SetLength(_fileLength); _file.Position = _fileLength; } }
                 catch (Exception cut) { _logger.LogError(cut, "Cutting the append-only file back to its last whole block failed"); }
                 lock (_appendLock) _sealed.InsertRange(0, blocks.Skip(written));
