@@ -15,7 +15,7 @@
 //   every reply in it. WaitForReplies returns once the published count reaches its target, throws the reader's
 //   fault if the connection failed, and throws TimeoutException after options.TimeoutMs without progress.
 // - No allocation per batch or per reply on either thread once buffers are warm (blocking socket calls, a
-//   Monitor wait only when replies are not there yet).
+//   Monitor wait only when replies are not there yet). Over TLS, SslStream itself allocates a little per call.
 using System.Diagnostics;
 
 namespace Garnet.client;

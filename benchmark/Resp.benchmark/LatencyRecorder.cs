@@ -1,0 +1,63 @@
+// LatencyRecorder: the IReplyObserver of one online-mode connection: turns each reply into a latency (reply
+// received minus request sent) in one histogram per workload op and one for all ops.
+// Invariants:
+// - Request slots form a ring of --itp x --batchsize entries indexed by reply sequence. The sender fills a
+//   slot (op, send time) before the request is written, and reuses it only after the client has published the
+//   reply for the slot's previous request, so the reader never sees a half-written slot.
+// - The reader thread is the only writer of the histograms and error counts; the reporter thread reads them
+//   (LogHistogram allows one writer and concurrent readers).
+using System.Diagnostics;
+using Garnet.client;
+
+namespace Resp.benchmark;
+
+public sealed class LatencyRecorder : IReplyObserver
+{
+    private static readonly double NanosPerTick = 1e9 / Stopwatch.Frequency;
+    private static readonly bool TicksAreNanos = Stopwatch.Frequency == 1_000_000_000;
+
+    private readonly byte[] _slotOp;
+    private readonly long[] _slotSent;
+    private readonly long[] _errors;
+
+    public LatencyRecorder(int workloadOps, int inFlight)
+    {
+        _slotOp = new byte[inFlight];
+        _slotSent = new long[inFlight];
+        _errors = new long[workloadOps];
+        PerOp = new LogHistogram[workloadOps];
+        for (int i = 0; i < workloadOps; i++) PerOp[i] = new LogHistogram();
+    }
+
+    public LogHistogram All { get; } = new();
+    public LogHistogram[] PerOp { get; }
+
+    public long Errors(int op) => Volatile.Read(ref _errors[op]);
+
+    public long TotalErrors
+    {
+        get
+        {
+            long sum = 0;
+            for (int i = 0; i < _errors.Length; i++) sum += Volatile.Read(ref _errors[i]);
+            return sum;
+        }
+    }
+
+    /// <summary>Sender side: request <paramref name="sequence"/> is op number <paramref name="op"/> of the workload.</summary>
+    public void SetOp(long sequence, int op) => _slotOp[sequence % _slotOp.Length] = (byte)op;
+
+    /// <summary>Sender side: request <paramref name="sequence"/> goes out at <paramref name="timestamp"/>.</summary>
+    public void SetSent(long sequence, long timestamp) => _slotSent[sequence % _slotSent.Length] = timestamp;
+
+    public void OnReply(long sequence, bool isError, long timestamp)
+    {
+        int slot = (int)(sequence % _slotSent.Length);
+        long ticks = timestamp - _slotSent[slot];
+        long nanos = TicksAreNanos ? ticks : (long)(ticks * NanosPerTick);
+        int op = _slotOp[slot];
+        All.Record(nanos);
+        PerOp[op].Record(nanos);
+        if (isError) Volatile.Write(ref _errors[op], _errors[op] + 1);
+    }
+}
