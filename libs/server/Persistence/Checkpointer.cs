@@ -243,6 +243,7 @@ public sealed class Checkpointer : IDisposable
         }
         catch
         {
+            iterator!.Dispose(); // if the failure came before the using took it (Dispose is idempotent)
             try { File.Delete(temporary); } catch { }
             throw;
         }
