@@ -65,17 +65,7 @@ public sealed class AofLog : IDisposable
     public static string FileName(long seq) => $"{FilePrefix}{seq}{FileSuffix}";
 
     /// <summary>The AOF files in dir, oldest first.</summary>
-    public static List<(string path, long sequence)> Existing(string dir)
-    {
-        var found = new List<(string, long)>();
-        if (!Directory.Exists(dir)) return found;
-        foreach (var f in Directory.EnumerateFiles(dir, FilePrefix + "*" + FileSuffix))
-        {
-            string middle = Path.GetFileName(f)[FilePrefix.Length..^FileSuffix.Length];
-            if (long.TryParse(middle, out long seq) && seq > 0) found.Add((f, seq));
-        }
-        return found.OrderBy(x => x.Item2).ToList();
-    }
+    public static List<(string path, long sequence)> Existing(string dir) => NumberedFiles.In(dir, FilePrefix, FileSuffix);
 
     /// <summary>Appends the running command of s as it was sent (rewrite null) or as rewrite says; returns its Lsn.</summary>
     public long Append(int db, Session.RespServerSession s, ArgRef[]? rewrite)

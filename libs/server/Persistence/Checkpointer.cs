@@ -79,15 +79,9 @@ public sealed class Checkpointer : IDisposable
     /// <summary>The checkpoint files in dir, newest first.</summary>
     public static List<(string path, long sequence)> Existing(string dir)
     {
-        var found = new List<(string, long)>();
-        if (!Directory.Exists(dir)) return found;
-        foreach (var f in Directory.EnumerateFiles(dir, FilePrefix + "*" + FileSuffix))
-        {
-            string name = Path.GetFileName(f);
-            string middle = name[FilePrefix.Length..^FileSuffix.Length];
-            if (long.TryParse(middle, out long seq) && seq > 0) found.Add((f, seq));
-        }
-        return found.OrderByDescending(x => x.Item2).ToList();
+        var found = NumberedFiles.In(dir, FilePrefix, FileSuffix);
+        found.Reverse();
+        return found;
     }
 
     /// <summary>Takes a checkpoint now; false when one is already running (unless waitForRunning: then it waits for that

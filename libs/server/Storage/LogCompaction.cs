@@ -33,7 +33,7 @@ public sealed class LogCompaction : IDisposable
 
     /// <summary>Bytes of log segment and object log files in the data directory.</summary>
     public static long DiskBytes(string dir) =>
-        Directory.EnumerateFiles(dir).Where(f => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(f), @"^(log|obj)\.[0-9]+$"))
+        Directory.EnumerateFiles(dir).Where(StoreHost.IsLogFile)
             .Sum(f => new FileInfo(f).Length);
 
     private async Task RunQuietlyAsync()

@@ -30,7 +30,7 @@ public sealed class StoreHost : IDisposable
         string dir = Path.GetFullPath(settings.Dir);
         Directory.CreateDirectory(dir);
         var stale = Directory.EnumerateFiles(dir)
-            .Where(f => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(f), @"^(log|obj)\.[0-9]+$")).ToList();
+            .Where(IsLogFile).ToList();
         if (stale.Count > 0)
         {
             // The log is the store's memory-and-disk tier, not a persistence format: recovery reads checkpoints.
@@ -58,6 +58,9 @@ public sealed class StoreHost : IDisposable
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
         Compaction = new LogCompaction(this, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
     }
+
+    /// <summary>True for the engine's log segment and object log files (log.N, obj.N).</summary>
+    public static bool IsLogFile(string path) => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(path), @"^(log|obj)\.[0-9]+$");
 
     public KVStore Store { get; }
     /// <summary>The time expiry is judged by (set to the original times while the AOF is replayed).</summary>
