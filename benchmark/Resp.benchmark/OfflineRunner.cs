@@ -83,13 +83,8 @@ public static class OfflineRunner
                             bool last = false;
                             if (limited)
                             {
-                                long left = Interlocked.Add(ref remaining, -count);
-                                if (left <= 0)
-                                {
-                                    last = true;
-                                    count = (int)Math.Max(0, count + left);
-                                    if (count == 0) break;
-                                }
+                                count = OpsQuota.Claim(ref remaining, count, out last);
+                                if (count == 0) break;
                             }
                             client.Send(batch.Prefix(count), count);
                             client.WaitForReplies(client.Sent - window);

@@ -71,13 +71,8 @@ public static class OnlineRunner
                             bool last = false;
                             if (limited)
                             {
-                                long left = Interlocked.Add(ref remaining, -count);
-                                if (left <= 0)
-                                {
-                                    last = true;
-                                    count = (int)Math.Max(0, count + left);
-                                    if (count == 0) break;
-                                }
+                                count = OpsQuota.Claim(ref remaining, count, out last);
+                                if (count == 0) break;
                             }
                             writer.Reset();
                             long seq = client.Sent;
