@@ -94,6 +94,11 @@ public sealed class StoreHost : IDisposable
     public long KeyCount(int db) => Store.LiveKeyCountOf(PhysicalId(db));
     public long ExpiringCount(int db) => Store.ExpiringKeyCountOf(PhysicalId(db));
 
+    private long _expiredKeys;
+    /// <summary>Keys deleted because they had expired (active expiry, compaction): INFO's expired_keys.</summary>
+    public long ExpiredKeys => Interlocked.Read(ref _expiredKeys);
+    internal void CountExpired(long keys) => Interlocked.Add(ref _expiredKeys, keys);
+
     /// <summary>Key-name locks held by running commands (see KeyLocks).</summary>
     public KeyLocks Locks { get; } = new();
 
