@@ -60,6 +60,9 @@ public sealed class GarnetServer : IDisposable
         _server.Start();
     }
 
+    /// <summary>As a Redis SIGTERM: stops unless the checkpoint at stop fails; then the server serves again and false is returned.</summary>
+    public bool TryStop(TimeSpan? grace = null) => _server.TryStop(grace);
+
     /// <summary>Stops accepting, lets in-flight batches finish (up to the grace period), closes connections.</summary>
     public void Stop(TimeSpan? grace = null) => _server.Stop(grace);
 

@@ -107,7 +107,7 @@ public sealed class RespServer : IDisposable
                 };
                 try
                 {
-                    _listeners.Add(new TcpListenerLoop(new IPEndPoint(ip, Settings.Port), OnAccept, _logger));
+                    _listeners.Add(new TcpListenerLoop(new IPEndPoint(ip, _boundPort ?? Settings.Port), OnAccept, _logger));
                 }
                 catch (SocketException ex) when (address.StartsWith('-') && ex.SocketErrorCode == SocketError.AddressNotAvailable)
                 {
@@ -124,6 +124,7 @@ public sealed class RespServer : IDisposable
         }
         if (_listeners.Count == 0)
             throw new SocketException((int)SocketError.AddressNotAvailable, "none of the bind addresses is available: " + string.Join(' ', Settings.Bind));
+        _boundPort = _listeners[0].LocalEndPoint.Port; // a restart after a failed stop listens where clients were told
         foreach (var l in _listeners)
         {
             l.Start();
@@ -132,6 +133,7 @@ public sealed class RespServer : IDisposable
         _housekeeping = new Timer(_ => Housekeeping(), null, 100, 100);
     }
 
+    private int? _boundPort;
     private long _housekeepingRuns;
 
     private void Housekeeping()
@@ -170,31 +172,62 @@ public sealed class RespServer : IDisposable
         ThreadPool.UnsafeQueueUserWorkItem(static state => _ = state.connection.RunAsync(state.session), (connection, session), preferLocal: false);
     }
 
-    /// <summary>Stops accepting, lets in-flight batches finish, closes every connection.</summary>
-    public void Stop(TimeSpan? grace = null)
+    /// <summary>SHUTDOWN FORCE / NOSAVE: stop even when the checkpoint at stop fails.</summary>
+    public bool ForceStop { get; set; }
+
+    /// <summary>Stops accepting, lets in-flight batches finish, closes every connection, takes the checkpoint at stop; stops
+    /// even when that checkpoint fails (logged). For the embedding application and Dispose.</summary>
+    public void Stop(TimeSpan? grace = null) => TryStop(grace, mustStop: true);
+
+    /// <summary>
+    /// As Redis on SIGTERM: stops unless the checkpoint at stop fails. Then ("can't exit") the server listens and serves
+    /// again and false is returned; the data stays in memory and on the log, and a later attempt can succeed (e.g. once
+    /// disk space is back). With mustStop (or ForceStop), a failed checkpoint is logged and the server stops anyway.
+    /// </summary>
+    public bool TryStop(TimeSpan? grace = null, bool mustStop = false)
     {
-        if (Interlocked.Exchange(ref _stopped, 1) != 0) return;
-        _housekeeping?.Dispose();
-        foreach (var l in _listeners) l.Dispose();
-        foreach (var s in Clients.Snapshot()) s.Kill(graceful: true);
-        var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
-        while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
-        // Whoever is still there is stuck (e.g. a client that stopped reading our replies): close it now.
-        foreach (var s in Clients.Snapshot()) s.Kill();
-        deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
-        while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
-        if (SaveOnStop && Checkpoints.ChangesSinceLastSave > 0)
+        lock (_stopLock)
         {
-            // After a BGSAVE in progress, so that writes after its cut are in this one; a client still inside a command is
-            // waited for by the checkpoint's key locks.
-            try { Checkpoints.SaveAsync("shutdown", waitForRunning: true).GetAwaiter().GetResult(); }
-            catch (Exception ex) { _logger.LogCritical(ex, "The checkpoint at shutdown failed: writes since the last checkpoint are lost"); }
+            if (Interlocked.Exchange(ref _stopped, 1) != 0) return true;
+            _housekeeping?.Dispose();
+            foreach (var l in _listeners) l.Dispose();
+            _listeners.Clear();
+            foreach (var s in Clients.Snapshot()) s.Kill(graceful: true);
+            var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
+            while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+            // Whoever is still there is stuck (e.g. a client that stopped reading our replies): close it now.
+            foreach (var s in Clients.Snapshot()) s.Kill();
+            deadline = DateTime.UtcNow + TimeSpan.FromSeconds(2);
+            while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
+            // Background work that could delay the checkpoint or the exit (a compaction backlog) is cancelled first.
+            Store.StopBackgroundWork();
+            if (SaveOnStop && Checkpoints.ChangesSinceLastSave > 0)
+            {
+                // After a BGSAVE in progress, so that writes after its cut are in this one; a client still inside a command is
+                // waited for by the checkpoint's key locks.
+                try { Checkpoints.SaveAsync("shutdown", waitForRunning: true).GetAwaiter().GetResult(); }
+                catch (Exception ex) when (!mustStop && !ForceStop)
+                {
+                    _logger.LogCritical("Error trying to save the DB, can't exit: {Error}. The server goes on serving; writes are refused " +
+                        "until a checkpoint succeeds. Free disk space and stop it again, or stop it with SHUTDOWN NOSAVE (losing the writes " +
+                        "since the last checkpoint).", ex.GetBaseException().Message);
+                    Store.StartBackgroundWork();
+                    Volatile.Write(ref _stopped, 0);
+                    Interlocked.Exchange(ref _shutdownRaised, 0);
+                    Start();
+                    return false;
+                }
+                catch (Exception ex) { _logger.LogCritical("The checkpoint at shutdown failed: writes since the last checkpoint are lost: {Error}", ex.GetBaseException().Message); }
+            }
+            Checkpoints.Dispose();
+            Aof?.Dispose();
+            Store.Dispose(connectionsIdle: Clients.Count == 0);
+            _logger.LogInformation("Server stopped");
+            return true;
         }
-        Checkpoints.Dispose();
-        Aof?.Dispose();
-        Store.Dispose(connectionsIdle: Clients.Count == 0);
-        _logger.LogInformation("Server stopped");
     }
+
+    private readonly object _stopLock = new();
 
     public void Dispose() => Stop();
 }

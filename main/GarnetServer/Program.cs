@@ -42,9 +42,11 @@ builder.Logging.SetMinimumLevel(LogLevel.Trace);
 builder.Logging.AddFilter((_, _, level) => levelSwitch.IsEnabled(level));
 builder.Logging.AddSimpleConsole(o => { o.SingleLine = true; o.TimestampFormat = "HH:mm:ss.fff "; });
 builder.Services.AddSingleton(settings);
+builder.Services.AddSingleton(sp => new GarnetServer(settings, sp.GetRequiredService<ILoggerFactory>()));
+// Signals and SHUTDOWN stop the server as Redis does (no exit when the checkpoint at stop fails): ServerLifetime.
+builder.Services.AddSingleton<IHostLifetime, ServerLifetime>();
 builder.Services.AddHostedService(sp => new GarnetHostedService(
-    new GarnetServer(settings, sp.GetRequiredService<ILoggerFactory>()),
-    sp.GetRequiredService<IHostApplicationLifetime>(),
+    sp.GetRequiredService<GarnetServer>(),
     sp.GetRequiredService<ILogger<GarnetHostedService>>(),
     ignored));
 
@@ -75,12 +77,11 @@ static Garnet.server.Persistence.PersistenceException? FindPersistenceError(Exce
     return null;
 }
 
-sealed class GarnetHostedService(GarnetServer server, IHostApplicationLifetime lifetime, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
+sealed class GarnetHostedService(GarnetServer server, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
 {
     public Task StartAsync(CancellationToken cancellationToken)
     {
         foreach (var d in ignoredConfig) logger.LogWarning("Config directive not supported, ignored: {Directive}", d);
-        server.ShutdownRequested += lifetime.StopApplication;
         server.Start();
         logger.LogInformation("Garnet (independent implementation) {Version} ready: {EndPoints}, memory budget {Memory} bytes, data dir {Dir}",
             typeof(GarnetServer).Assembly.GetName().Version?.ToString(3), string.Join(", ", server.EndPoints), server.Settings.MemoryBytes,
@@ -90,7 +91,7 @@ sealed class GarnetHostedService(GarnetServer server, IHostApplicationLifetime l
 
     public Task StopAsync(CancellationToken cancellationToken)
     {
-        logger.LogInformation("Shutting down: no new connections, finishing in-flight requests");
+        // Normally ServerLifetime has stopped the server already (then this is quick); otherwise it stops now, whatever happens.
         server.Stop(TimeSpan.FromSeconds(5));
         server.Dispose();
         return Task.CompletedTask;

@@ -187,8 +187,9 @@ public static class KeyCommands
             if (s.Settings.SaveRules.Length > 0 && !s.Server.Checkpoints.TryStartBackground("FLUSHALL")) s.Server.Checkpoints.ScheduleAfterCurrent("FLUSHALL");
         }
         else host.FlushDb(s.Database);
-        if (sync) host.PurgeCompletion.Wait();
-        s.Writer.WriteOk();
+        // SYNC: the reply waits until the old keys are deleted, off this connection's thread (and after the key locks are released).
+        if (sync) s.ReplyWhenDone(host.PurgeCompletion, static (s, _) => s.Writer.WriteOk());
+        else s.Writer.WriteOk();
     }
 
     public static void SwapDb(RespServerSession s)

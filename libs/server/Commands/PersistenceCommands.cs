@@ -5,15 +5,14 @@ namespace Garnet.server.Commands;
 
 public static class PersistenceCommands
 {
-    public static void Save(RespServerSession s)
-    {
-        var checkpoints = s.Server.Checkpoints;
-        bool ran;
-        try { ran = checkpoints.SaveAsync("SAVE").GetAwaiter().GetResult(); }
-        catch (Exception) { s.WriteError("ERR"); return; } // the reason is in the log, as with Redis
-        if (!ran) { s.WriteError("ERR Background save already in progress"); return; }
-        s.Writer.WriteOk();
-    }
+    /// <summary>SAVE: the checkpoint runs off the connection's thread; the reply comes when it is durable.</summary>
+    public static void Save(RespServerSession s) =>
+        s.ReplyWhenDone(s.Server.Checkpoints.SaveAsync("SAVE"), static (s, work) =>
+        {
+            if (work.IsFaulted) s.WriteError("ERR"); // the reason is in the log, as with Redis
+            else if (!((Task<bool>)work).Result) s.WriteError("ERR Background save already in progress");
+            else s.Writer.WriteOk();
+        });
 
     public static void BgSave(RespServerSession s)
     {
@@ -41,12 +40,15 @@ public static class PersistenceCommands
         s.Writer.WriteSimpleString("Background append only file rewriting scheduled");
     }
 
-    /// <summary>COMPACT (our extension): compacts the oldest on-disk part of the log now; replies with the bytes of log reclaimed.</summary>
-    public static void Compact(RespServerSession s)
-    {
-        var result = s.Server.Store.Compaction.RunAsync().GetAwaiter().GetResult();
-        s.Writer.WriteInteger(result.BytesReclaimed);
-    }
+    /// <summary>COMPACT (our extension): compacts the oldest on-disk part of the log now (or joins the run in progress);
+    /// replies with the bytes of log reclaimed. The run does not hold the connection's thread.</summary>
+    public static void Compact(RespServerSession s) =>
+        s.ReplyWhenDone(s.Server.Store.Compaction.RunAsync(), static (s, work) =>
+        {
+            if (work.IsFaulted) s.WriteError("ERR compaction failed: " + work.Exception!.InnerException!.Message);
+            else if (work.IsCanceled) s.WriteError("ERR compaction was cancelled (the server is shutting down)");
+            else s.Writer.WriteInteger(((Task<Storage.CompactionResult>)work).Result.BytesReclaimed);
+        });
 
     public static void LastSave(RespServerSession s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
 }

@@ -44,19 +44,21 @@ public static class ServerCommands
             return;
         }
         // Save first, so that a failure can still be answered (and the server keeps running, as Redis does unless FORCE).
-        // Writes that land after this save are saved again when the server stops, after the last client has gone.
+        // Writes that land after this save are saved again when the server stops, after the last client has gone. The save
+        // runs off this connection's thread.
         bool saving = save || (!nosave && s.Settings.SaveRules.Length > 0);
-        if (saving)
+        if (!saving) { Stop(s, saving: false, force); return; }
+        s.ReplyWhenDone(s.Server.Checkpoints.SaveAsync("shutdown", waitForRunning: true), (s, work) =>
         {
-            try { s.Server.Checkpoints.SaveAsync("shutdown", waitForRunning: true).GetAwaiter().GetResult(); }
-            catch (Exception) when (!force)
-            {
-                s.WriteError("ERR Errors trying to SHUTDOWN. Check logs.");
-                return;
-            }
-            catch (Exception) { }
-        }
+            if (work.IsFaulted && !force) { s.WriteError("ERR Errors trying to SHUTDOWN. Check logs."); return; }
+            Stop(s, saving: true, force);
+        });
+    }
+
+    private static void Stop(RespServerSession s, bool saving, bool force)
+    {
         s.Server.SaveOnStop = saving;
+        s.Server.ForceStop = force;
         // No reply on success: the server goes away, as Redis does.
         s.Server.RequestShutdown();
         s.CloseAfterReply();

@@ -109,7 +109,9 @@ public sealed class Checkpointer : IDisposable
         catch (Exception ex)
         {
             LastSaveOk = false;
-            _logger.LogError(ex, "Checkpoint ({Reason}) failed", reason);
+            // One line (the disk being full is an operator's matter, not a bug); the stack trace at debug level.
+            _logger.LogError("Checkpoint ({Reason}) failed: {Error}", reason, ex.GetBaseException().Message);
+            _logger.LogDebug(ex, "Checkpoint ({Reason}) failed", reason);
             throw;
         }
         finally

@@ -114,12 +114,69 @@ public sealed class RespServerSession : IRequestHandler
     /// <summary>The running write command changed nothing: it is not logged.</summary>
     public void PropagateNothing() => _propagateNothing = true;
 
-    /// <summary>With --aof-fsync always, replies wait until the writes they acknowledge are durable.</summary>
+    /// <summary>Before replies go out: a deferred command's work is awaited and its reply written; with --aof-fsync always,
+    /// replies wait until the writes they acknowledge are durable.</summary>
     public ValueTask BeforeSendAsync()
+    {
+        if (_deferredWork is not null) return FinishDeferredAsync();
+        return WaitDurableAsync();
+    }
+
+    private ValueTask WaitDurableAsync()
     {
         var aof = Server.Aof;
         if (aof is null || _aofLsn == 0 || aof.Policy != Persistence.AofFsync.Always) return default;
         return aof.WaitDurableAsync(_aofLsn);
+    }
+
+    // ---- commands whose work runs off this connection's thread (SAVE, COMPACT, FLUSHALL SYNC, SHUTDOWN) ----
+    private Task? _deferredWork;
+    private Action<RespServerSession, Task>? _deferredReply;
+
+    /// <summary>
+    /// For a handler whose work may take long: it writes no reply itself; reply(session, work) writes it once work has
+    /// completed (faulted or not). No later command of this client runs before that, and the thread that served this
+    /// connection is free meanwhile (it serves other connections): the connection awaits the work in BeforeSendAsync.
+    /// </summary>
+    public void ReplyWhenDone(Task work, Action<RespServerSession, Task> reply)
+    {
+        _deferredWork = work;
+        _deferredReply = reply;
+    }
+
+    private async ValueTask FinishDeferredAsync()
+    {
+        var work = _deferredWork!;
+        var reply = _deferredReply!;
+        _deferredWork = null;
+        _deferredReply = null;
+        try { await work.ConfigureAwait(false); }
+        catch { /* the reply looks at the task */ }
+        WriteDeferredReply(work, reply);
+        await WaitDurableAsync().ConfigureAwait(false);
+    }
+
+    private void WriteDeferredReply(Task work, Action<RespServerSession, Task> reply)
+    {
+        int mark = Writer.Length;
+        try { reply(this, work); }
+        catch (Exception ex)
+        {
+            Writer.Truncate(mark);
+            WriteError("ERR internal error while running '" + LastCommand + "': " + ex.Message);
+            Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", LastCommand);
+        }
+    }
+
+    /// <summary>For callers that run sessions without a connection loop (AOF replay): waits for deferred work here.</summary>
+    private void FinishDeferredBlocking()
+    {
+        var work = _deferredWork!;
+        var reply = _deferredReply!;
+        _deferredWork = null;
+        _deferredReply = null;
+        try { work.GetAwaiter().GetResult(); } catch { }
+        WriteDeferredReply(work, reply);
     }
 
     /// <summary>This connection's access to the store, in its selected database.</summary>
@@ -157,9 +214,11 @@ public sealed class RespServerSession : IRequestHandler
 
     public ProcessResult Process(InputBuffer input)
     {
+        // A deferred reply not awaited by the caller (AOF replay): wait for it here.
+        if (_deferredWork is not null) FinishDeferredBlocking();
         while (true)
         {
-            if (_killed) return ProcessResult.Close;
+            if (_killed || _closeAfterReply) return ProcessResult.Close;
             if (Writer.Length >= FlushThreshold) return ProcessResult.FlushAndContinue;
             // The tighter unauthenticated limits apply only while a password is required (it can change at run time).
             _parser.Authenticated = _authenticated || !Settings.PasswordRequired;
@@ -181,6 +240,8 @@ public sealed class RespServerSession : IRequestHandler
             Execute();
             input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
+            // A deferred command: send what is written, await its work (BeforeSendAsync), then go on with the next request.
+            if (_deferredWork is not null) return ProcessResult.FlushAndContinue;
         }
     }
 
@@ -225,10 +286,10 @@ public sealed class RespServerSession : IRequestHandler
             WriteError("NOAUTH Authentication required.");
             return;
         }
-        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Aof is { LastWriteOk: false })
+        if ((cmd.Flags & CommandFlags.Write) != 0 && WritesRefusedBecause() is { } refusal)
         {
-            // As Redis: while the AOF cannot be written, writes are refused (reads go on).
-            WriteError("MISCONF Errors writing to the AOF file: see the server log");
+            // As Redis: while data cannot be persisted, writes are refused (reads go on); they resume by themselves once it can.
+            WriteError(refusal);
             return;
         }
         _commands++;
@@ -256,6 +317,12 @@ public sealed class RespServerSession : IRequestHandler
                 if (Server.Aof is { } aof && !_propagateNothing) _aofLsn = aof.Append(Database, this, _propagateAs);
             }
         }
+        catch (Garnet.storage.Log.LogDeviceException)
+        {
+            // The device's failure is logged once by the store; the client is told as Redis tells it about a failing disk.
+            Writer.Truncate(mark);
+            WriteError("MISCONF Errors writing to the log device (disk full or failing): writes are refused until it can be written again; see the server log");
+        }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
             // A bug in one command must not take the connection down: drop its partial reply, answer with an error.
@@ -268,6 +335,18 @@ public sealed class RespServerSession : IRequestHandler
             if (locked) _keyLocks!.Release();
             if (lockedAll) Server.Store.Locks.ExitAll();
         }
+    }
+
+    /// <summary>Why writes are refused now (Redis's MISCONF), or null when they are accepted.</summary>
+    private string? WritesRefusedBecause()
+    {
+        if (Server.Aof is { LastWriteOk: false }) return "MISCONF Errors writing to the AOF file: see the server log";
+        if (Server.Store.Store.Log.DeviceFailing)
+            return "MISCONF Errors writing to the log device (disk full or failing): writes are refused until it can be written again; see the server log";
+        // stop-writes-on-bgsave-error: with save rules, a failed checkpoint refuses writes until one succeeds (retried every 5 s).
+        if (Server.Checkpoints.Rules.Count > 0 && !Server.Checkpoints.LastSaveOk)
+            return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+        return null;
     }
 
     private void WriteUnknownCommand()

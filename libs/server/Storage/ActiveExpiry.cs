@@ -1,7 +1,11 @@
-// ActiveExpiry: deletes keys that expired without being read, so their memory is reused. Every 100 ms it walks at
-// most a fixed number of in-memory records from where it stopped (wrapping at the tail), and deletes the keys whose
-// newest record has expired (DeleteIfExpired decides under the record's lock). Bounded work per tick = bounded CPU.
-// Records already on disk take no memory; they are dropped by compaction (durability issue).
+// ActiveExpiry: deletes keys that expired without being read, so their memory is reused and DBSIZE drops. Every 100 ms it
+// walks the in-memory records from where it stopped (wrapping at the tail) and deletes the keys whose newest record has
+// expired (DeleteIfExpired decides under the record's lock; in the mutable region the record's space is reused at once).
+// Effort adapts as Redis's active expiry does: each tick examines RecordsPerRound records, and goes on with further rounds
+// only while a round found many expired keys (at least 1 in 10) and the tick has used less than TickBudget, so a steady
+// TTL workload is kept up with while an idle server (or one whose keys expire far in the future) does almost nothing.
+// Records already on disk take no memory; compaction deletes the expired ones there (LogCompaction).
+using System.Diagnostics;
 using Garnet.storage.Log;
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
@@ -10,7 +14,9 @@ namespace Garnet.server.Storage;
 
 internal static class ActiveExpiry
 {
-    public const int RecordsPerTick = 20_000;
+    public const int RecordsPerRound = 20_000;
+    /// <summary>Most of one tick (100 ms) spent deleting: a quarter of a core at most, as Redis's ACTIVE_EXPIRE_CYCLE_SLOW.</summary>
+    public static readonly TimeSpan TickBudget = TimeSpan.FromMilliseconds(25);
 
     public static async Task RunAsync(StoreHost host, CancellationToken stop)
     {
@@ -18,6 +24,7 @@ internal static class ActiveExpiry
         using var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions());
         long cursor = 0;
         var expired = new List<byte[]>();
+        var tick = new Stopwatch();
         while (!stop.IsCancellationRequested)
         {
             try { await Task.Delay(100, stop).ConfigureAwait(false); }
@@ -29,13 +36,22 @@ internal static class ActiveExpiry
                 // Records below this tail are completely written once every operation in flight now has finished.
                 long end = store.Log.TailAddress;
                 await store.WaitForOperationsInFlightAsync().ConfigureAwait(false);
-                expired.Clear();
-                cursor = ExpiryScan.Collect(store, cursor, end, RecordsPerTick, expired);
-                foreach (var key in expired) session.DeleteIfExpired(key);
+                tick.Restart();
+                while (!stop.IsCancellationRequested)
+                {
+                    expired.Clear();
+                    cursor = ExpiryScan.Collect(store, cursor, end, RecordsPerRound, expired, out int scanned, out bool reachedEnd);
+                    long deleted = 0;
+                    foreach (var key in expired)
+                        if ((session.DeleteIfExpired(key) & Status.Expired) != 0) deleted++;
+                    host.CountExpired(deleted);
+                    if (reachedEnd || expired.Count * 10 < scanned || tick.Elapsed > TickBudget) break;
+                }
             }
             catch (Exception ex) when (ex is not OperationCanceledException)
             {
-                host.Logger.LogError(ex, "Active expiry failed; it goes on at the next tick");
+                // One line: a failing disk (writes refused) would otherwise log a stack trace every tick.
+                host.Logger.LogWarning("Active expiry failed ({Error}); it goes on at the next tick", ex.GetBaseException().Message);
             }
         }
     }
@@ -43,9 +59,11 @@ internal static class ActiveExpiry
 
 internal static unsafe class ExpiryScan
 {
-    /// <summary>Collects keys of expired, still-valid records from the cursor on; returns where to go on next time.</summary>
-    public static long Collect(KVStore store, long cursor, long end, int budget, List<byte[]> into)
+    /// <summary>Collects keys of expired, still-valid records from the cursor on (at most budget records); returns where to
+    /// go on next time. reachedEnd: the scan got to end (the next call starts over at the head).</summary>
+    public static long Collect(KVStore store, long cursor, long end, int budget, List<byte[]> into, out int scanned, out bool reachedEnd)
     {
+        scanned = 0;
         var log = store.Log;
         store.Epoch.Acquire();
         try
@@ -55,6 +73,7 @@ internal static unsafe class ExpiryScan
             long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
             while (budget-- > 0 && cursor < tail)
             {
+                scanned++;
                 long pageEnd = log.PageStart(log.PageOf(cursor) + 1);
                 if (pageEnd - cursor < RecordLayout.HeaderSize) { cursor = pageEnd; continue; }
                 byte* r = log.GetPhysical(cursor);
@@ -67,6 +86,7 @@ internal static unsafe class ExpiryScan
                     into.Add(RecordLayout.Key(r).ToArray());
                 cursor += size;
             }
+            reachedEnd = cursor >= tail;
             return cursor;
         }
         finally { store.Epoch.Release(); }

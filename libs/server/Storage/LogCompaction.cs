@@ -5,7 +5,11 @@
 //  - A record is copied only while its key's lock is held exclusively and only if it is still the key's newest record, so
 //    a command's write is never overwritten by an older copy, and a key that changed meanwhile is left alone.
 //  - Records of flushed databases (ids no database maps to) are never copied.
-//  - One run at a time; the periodic run (CompactionInterval) and COMPACT share it.
+//  - One run at a time, and runs never queue: a periodic start while a run is in progress is skipped, and COMPACT then
+//    joins the run in progress. Stop() cancels a run at its next record and waits for it; nothing starts until Resume().
+//  - Scheduling adapts to garbage: a run whose records were mostly dead (expired, superseded) is followed by another one
+//    a second later; otherwise the next run waits for the interval and only happens if the log grew since the last run.
+//    A server with nothing to reclaim therefore does no compaction work.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -17,50 +21,95 @@ public sealed class LogCompaction : IDisposable
 {
     private readonly StoreHost _host;
     private readonly ILogger _logger;
-    private readonly SemaphoreSlim _one = new(1, 1);
+    private readonly TimeSpan _interval;
+    private readonly object _gate = new();
     private readonly Timer? _timer;
+    private Task<CompactionResult>? _running;
+    private CancellationTokenSource _cancel = new();
+    private bool _stopped;
+    private long _nextRunMs;
+    private long _tailAtLastRun = -1;
 
     public LogCompaction(StoreHost host, TimeSpan interval, ILogger logger)
     {
         _host = host;
         _logger = logger;
-        if (interval > TimeSpan.Zero) _timer = new Timer(_ => _ = RunQuietlyAsync(), null, interval, interval);
+        _interval = interval;
+        _nextRunMs = Environment.TickCount64 + (long)interval.TotalMilliseconds;
+        // The timer only looks at the clock and the log's size (cheap); a run starts when one is due.
+        if (interval > TimeSpan.Zero) _timer = new Timer(_ => Tick(), null, 1000, 1000);
     }
 
     public long Runs { get; private set; }
     public long CopiedTotal { get; private set; }
     public CompactionResult Last { get; private set; }
+    /// <summary>True while a run is in progress.</summary>
+    public bool InProgress { get { lock (_gate) return _running is { IsCompleted: false }; } }
 
     /// <summary>Bytes of log segment and object log files in the data directory.</summary>
     public static long DiskBytes(string dir) =>
         Directory.EnumerateFiles(dir).Where(StoreHost.IsLogFile)
-            .Sum(f => new FileInfo(f).Length);
+            .Sum(f => { try { return new FileInfo(f).Length; } catch (IOException) { return 0L; } });
 
-    private async Task RunQuietlyAsync()
+    private void Tick()
     {
-        try { await RunAsync().ConfigureAwait(false); }
+        try
+        {
+            if (Environment.TickCount64 < Volatile.Read(ref _nextRunMs)) return;
+            long tail = _host.Store.Log.TailAddress;
+            // Nothing written since the last run that found little garbage: nothing new to reclaim.
+            if (tail == Volatile.Read(ref _tailAtLastRun)) { Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds); return; }
+            lock (_gate)
+            {
+                if (_stopped || _running is { IsCompleted: false }) return; // never queue behind a run in progress
+                _running = RunGuardedAsync(_cancel.Token);
+            }
+        }
         catch (Exception ex) { _logger.LogError(ex, "Log compaction failed"); }
     }
 
-    /// <summary>Compacts the oldest on-disk part of the log (see the file comment); waits for a run in progress first.</summary>
-    public async Task<CompactionResult> RunAsync()
+    /// <summary>Compacts the oldest on-disk part of the log (see the file comment), or joins the run in progress.
+    /// Cancelled (OperationCanceledException) when the server stops.</summary>
+    public Task<CompactionResult> RunAsync()
     {
-        await _one.WaitAsync().ConfigureAwait(false);
+        lock (_gate)
+        {
+            if (_running is { IsCompleted: false }) return _running;
+            if (_stopped) return Task.FromCanceled<CompactionResult>(new CancellationToken(true));
+            return _running = RunGuardedAsync(_cancel.Token);
+        }
+    }
+
+    private async Task<CompactionResult> RunGuardedAsync(CancellationToken cancel)
+    {
+        await Task.Yield(); // never on the caller's thread
+        long tailBefore = _host.Store.Log.TailAddress;
         try
         {
-            var result = await CompactAsync().ConfigureAwait(false);
+            var result = await CompactAsync(cancel).ConfigureAwait(false);
             Last = result;
             Runs++;
             CopiedTotal += result.Copied;
+            // Mostly garbage: go on soon. Otherwise wait for the interval (and for new writes).
+            bool mostlyGarbage = result.Examined > 0 && result.Copied * 2 < result.Examined;
+            Volatile.Write(ref _tailAtLastRun, mostlyGarbage ? -1 : tailBefore);
+            Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (mostlyGarbage ? 1000 : (long)_interval.TotalMilliseconds));
             if (result.Examined > 0)
                 _logger.LogInformation("Log compaction: {Copied} live records copied forward, {Expired} expired keys deleted, {Bytes} bytes of log reclaimed (disk {Before} -> {After} bytes)",
                     result.Copied, result.ExpiredDeleted, result.BytesReclaimed, result.DiskBytesBefore, result.DiskBytesAfter);
             return result;
         }
-        finally { _one.Release(); }
+        catch (OperationCanceledException) { throw; }
+        catch (Exception ex)
+        {
+            // One line, not a stack per run: a failing disk would otherwise fill the log.
+            _logger.LogError("Log compaction failed: {Error}", ex.GetBaseException().Message);
+            Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds);
+            throw;
+        }
     }
 
-    private async Task<CompactionResult> CompactAsync()
+    private async Task<CompactionResult> CompactAsync(CancellationToken cancel)
     {
         var store = _host.Store;
         var log = store.Log;
@@ -82,10 +131,12 @@ public sealed class LogCompaction : IDisposable
             bool more = true;
             while (more)
             {
+                cancel.ThrowIfCancellationRequested();
                 batch.Clear();
                 more = await it.NextBatchAsync(batch, 4096).ConfigureAwait(false);
                 foreach (var r in batch)
                 {
+                    cancel.ThrowIfCancellationRequested();
                     examined++;
                     if (r.Key.Length < 2) continue;
                     int stripe = KeyLocks.StripeOf(r.Key.AsSpan(2));
@@ -111,8 +162,40 @@ public sealed class LogCompaction : IDisposable
                 }
             }
         }
-        long reclaimed = await store.ReclaimDeadSegmentsAsync().ConfigureAwait(false);
+        _host.CountExpired(expired);
+        long reclaimed = await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
         return new CompactionResult(examined, copied, expired, reclaimed, diskBefore, DiskBytes(dir));
+    }
+
+    /// <summary>Cancels a run in progress, waits (bounded) for it to end, and starts no run until Resume.</summary>
+    public void Stop(TimeSpan? wait = null)
+    {
+        Task? running;
+        lock (_gate)
+        {
+            _stopped = true;
+            _cancel.Cancel();
+            running = _running;
+        }
+        if (running is null) return;
+        try
+        {
+            if (!running.Wait(wait ?? TimeSpan.FromSeconds(30)))
+                _logger.LogWarning("Log compaction did not stop in time");
+        }
+        catch { /* cancelled or failed: logged by the run */ }
+    }
+
+    /// <summary>Allows runs again after Stop.</summary>
+    public void Resume()
+    {
+        lock (_gate)
+        {
+            if (!_stopped) return;
+            _stopped = false;
+            _cancel.Dispose();
+            _cancel = new CancellationTokenSource();
+        }
     }
 
     public void Dispose()
@@ -122,7 +205,7 @@ public sealed class LogCompaction : IDisposable
             using var timerDone = new ManualResetEvent(false);
             if (_timer.Dispose(timerDone)) timerDone.WaitOne();
         }
-        _one.Wait(); // a run in progress finishes first, so the store is not freed under it
-        _one.Release();
+        // A run in progress is cancelled and finishes first, so the store is not freed under it.
+        Stop(TimeSpan.FromMinutes(1));
     }
 }

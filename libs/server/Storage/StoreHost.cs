@@ -46,6 +46,12 @@ public sealed class StoreHost : IDisposable
             SegmentBits = settings.SegmentBits,
             Clock = () => Clock.NowMs,
         });
+        // One line when the device starts failing and one when it recovers, never one per command.
+        Store.Log.DeviceStateChanged = error =>
+        {
+            if (error is null) _logger.LogWarning("The log device in {Dir} can be written again: writes are accepted again", dir);
+            else _logger.LogError("Writing the log to {Dir} failed: {Error}. Writes are refused (MISCONF) and the write is retried every second until it succeeds; reads go on", dir, error.GetBaseException().Message);
+        };
         Scans = new ScanCursors(Store);
         _physical = Enumerable.Range(0, settings.Databases).ToArray();
         for (int id = settings.Databases; id < MaxPhysicalIds; id++) _freeIds.Enqueue(id);
@@ -167,6 +173,13 @@ public sealed class StoreHost : IDisposable
         }
         catch (Exception ex) { _logger.LogError(ex, "Deleting the keys of flushed databases failed"); }
     }
+
+    /// <summary>Before the checkpoint at shutdown: cancels a compaction in progress (a backlog must not delay the exit) and
+    /// starts no other until StartBackgroundWork.</summary>
+    public void StopBackgroundWork() => Compaction.Stop(TimeSpan.FromSeconds(10));
+
+    /// <summary>After a shutdown that did not happen (its checkpoint failed): compaction may run again.</summary>
+    public void StartBackgroundWork() => Compaction.Resume();
 
     /// <summary>Stops background work and frees the store; with connections still inside commands, the store is left
     /// for the process exit to reclaim (freeing it under them would be a use-after-free).</summary>

@@ -277,6 +277,13 @@ public sealed unsafe class HashIndex : IDisposable
         }
     }
 
+    private static bool IsDeadEntry(ulong e, long begin)
+    {
+        if ((e & TentativeBit) != 0) return false;
+        long address = (long)(e & AddressMask);
+        return address == 0 ? (e & ~(OccupiedBit | (TagMask << AddressBits))) == 0 : address < begin;
+    }
+
     private bool HasOtherEntryWithTag(Bucket* b, ushort tag, ulong* mine)
     {
         while (true)
@@ -296,12 +303,18 @@ public sealed unsafe class HashIndex : IDisposable
 
     private ulong* ClaimFreeWord(Bucket* b, ulong entry, Table table)
     {
+        // Dead entries are reused: an entry whose chain lies wholly below the log's begin address, or that points at no
+        // record (address 0: its key's only record was unlinked). Without this, a workload of ever-new keys (short TTLs)
+        // would grow the index without bound. Taking such a word is safe: every user of an entry changes it only by a CAS
+        // from the exact (tag, address) it read, so one that still holds the word fails and retries.
+        long begin = _beginAddress?.Invoke() ?? 0;
         while (true)
         {
             for (int i = 0; i < EntriesPerBucket; i++)
             {
                 ulong* w = &b->Words[i];
-                if (Volatile.Read(ref *w) == 0 && Interlocked.CompareExchange(ref *w, entry, 0UL) == 0UL) return w;
+                ulong e = Volatile.Read(ref *w);
+                if ((e == 0 || IsDeadEntry(e, begin)) && Interlocked.CompareExchange(ref *w, entry, e) == e) return w;
             }
             ulong link = Volatile.Read(ref b->Words[EntriesPerBucket]);
             if (link == 0)

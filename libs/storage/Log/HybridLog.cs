@@ -127,7 +127,6 @@ public sealed unsafe class HybridLog : IDisposable
     public long TryAllocate(int size)
     {
         if ((uint)size > (uint)MaxRecordSize) throw new ArgumentOutOfRangeException(nameof(size), $"a record of {size} bytes does not fit a {PageSize}-byte page");
-        if (_flushError is not null) throw new IOException("the log device failed", _flushError);
         long local = Interlocked.Add(ref _tailPageOffset, size);
         long page = local >> 32;
         long offset = local & 0xFFFFFFFF;
@@ -138,6 +137,12 @@ public sealed unsafe class HybridLog : IDisposable
         long next = page + 1;
         if (!TryMakeFrameAvailable(next))
         {
+            // With the device failing, pages cannot leave memory: fail the allocation instead of letting writers wait.
+            if (_flushError is { } failure)
+            {
+                Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (uint)PageSize);
+                throw new LogDeviceException(failure);
+            }
             // Close the page (its remainder stays zero) rather than rewinding into it: the read-only mark may already
             // have passed it, and a record written there now could miss its flush.
             Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (uint)PageSize);
@@ -216,12 +221,59 @@ public sealed unsafe class HybridLog : IDisposable
         var memory = new UnmanagedMemory(frame, PageSize).Memory;
         LogIo.Flush(_device, PageStart(page), memory, PageFlushing is { } hook ? () => hook(page) : null, error =>
         {
-            // A page that failed to reach the device is not flushed: it stays in memory (never evicted), and further
-            // allocations fail with the device's error.
-            if (error is not null) _flushError = error;
-            else OnPageFlushed(page);
+            // A page that failed to reach the device is not flushed: it stays in memory (never evicted) and its write is
+            // retried until it succeeds (e.g. once disk space is back). Meanwhile DeviceFailing is true.
+            if (error is not null) OnFlushFailed(page, error);
+            else
+            {
+                OnFlushSucceeded(page);
+                OnPageFlushed(page);
+            }
             Interlocked.Decrement(ref _pendingFlushes);
         });
+    }
+
+    private readonly HashSet<long> _failedPages = new();
+
+    /// <summary>Delay before a failed page write is tried again.</summary>
+    public TimeSpan FlushRetryDelay { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>True while some page could not be written to the device (disk full, I/O error): pages cannot leave memory,
+    /// so writers should be refused; reads go on. Clears by itself once every failed page has been written.</summary>
+    public bool DeviceFailing => Volatile.Read(ref _flushError) is not null;
+
+    /// <summary>Raised with the error when the device starts failing, and with null when every failed page has been written.</summary>
+    public Action<Exception?>? DeviceStateChanged { get; set; }
+
+    private void OnFlushFailed(long page, Exception error)
+    {
+        bool first;
+        lock (_failedPages)
+        {
+            first = _failedPages.Count == 0;
+            _failedPages.Add(page);
+            Volatile.Write(ref _flushError, error);
+        }
+        if (first) DeviceStateChanged?.Invoke(error);
+        if (_disposed) return;
+        Interlocked.Increment(ref _pendingFlushes);
+        LogIo.After(FlushRetryDelay, () =>
+        {
+            Interlocked.Decrement(ref _pendingFlushes);
+            if (!_disposed) FlushPage(page);
+        });
+    }
+
+    private void OnFlushSucceeded(long page)
+    {
+        bool recovered;
+        lock (_failedPages)
+        {
+            if (!_failedPages.Remove(page) || _failedPages.Count > 0) return;
+            recovered = true;
+            Volatile.Write(ref _flushError, null);
+        }
+        if (recovered) DeviceStateChanged?.Invoke(null);
     }
 
     /// <summary>
@@ -378,7 +430,7 @@ public sealed unsafe class HybridLog : IDisposable
     {
         if (_disposed) return;
         _disposed = true;
-        WaitForFlushes(TimeSpan.FromSeconds(30));
+        WaitForFlushes(DeviceFailing ? FlushRetryDelay * 2 : TimeSpan.FromSeconds(30));
         for (int i = 0; i < _frames.Length; i++)
             if (_frames[i] != null) { NativeMemory.AlignedFree(_frames[i]); _frames[i] = null; }
     }
@@ -392,6 +444,9 @@ public sealed unsafe class HybridLog : IDisposable
         protected override void Dispose(bool disposing) { }
     }
 }
+
+/// <summary>The log could not write to its device (disk full, I/O error): the operation was not done.</summary>
+public sealed class LogDeviceException(Exception inner) : IOException("the log device failed: " + inner.Message, inner);
 
 public sealed class HybridLogSettings
 {
@@ -427,11 +482,18 @@ internal static class LogIo
         done(error);
     }
 
+    /// <summary>Runs action on a pool thread after delay.</summary>
+    public static async void After(TimeSpan delay, Action action)
+    {
+        await Task.Delay(delay).ConfigureAwait(false);
+        action();
+    }
+
     public static async Task WaitUntilFlushed(HybridLog log, EpochProtection epoch, long address, CancellationToken cancellation)
     {
         while (log.FlushedUntilAddress < address)
         {
-            if (log.FlushError is { } error) throw new IOException("the log device failed", error);
+            if (log.FlushError is { } error) throw new LogDeviceException(error);
             epoch.WaitForPendingActions(TimeSpan.Zero);
             await Task.Delay(1, cancellation).ConfigureAwait(false);
         }

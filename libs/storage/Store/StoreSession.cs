@@ -1006,6 +1006,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// <summary>Second chance: copies a record read from disk to the tail (best effort: skipped if anything changed).</summary>
     private void CopyToTail(HashIndex.Slot slot, ushort tag, long entry, byte* diskRecord, object? obj)
     {
+        if (_log.DeviceFailing) return; // pages cannot leave memory now: keep what is left for writes after recovery
         int size = RecordLayout.TotalSize(diskRecord);
         long newAddress = _log.TryAllocate(size);
         if (newAddress == 0) return;
@@ -1048,6 +1049,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             store.Epoch.Refresh();
             if (++_spins > 20) Thread.Sleep(_spins > 200 ? 1 : 0);
             else Thread.SpinWait(32);
+            // No page can leave memory while the device fails: give up soon rather than hold the caller for a minute.
+            if (_spins > 1000 && store.Log.FlushError is { } failure) throw new LogDeviceException(failure);
             if (Environment.TickCount64 > _deadline) throw new TimeoutException("the log waited a minute for a page to be flushed");
         }
     }
