@@ -1,4 +1,5 @@
-// LogCompaction: keeps the disk use of the log proportional to the live data. A run takes the oldest part of the log
+// LogCompaction: keeps the disk use of the log proportional to the live data. A run first drops expired keys whose only
+// version is on disk (KVStore.DropExpiredOnDiskAsync: no writes), then takes the oldest part of the log
 // that is on disk (at least one segment, up to a quarter of the on-disk log, in whole segments), copies every live record
 // there to the tail and deletes keys found expired; then the store deletes the segment files that hold no live record.
 // Invariants:
@@ -115,14 +116,21 @@ public sealed class LogCompaction : IDisposable
         var log = store.Log;
         string dir = store.Settings.Directory;
         long diskBefore = DiskBytes(dir);
+        // First the cheap part: expired keys whose only version is on disk are dropped without writing anything.
+        long swept = await store.DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
+        _host.CountExpired(swept);
         long segment = 1L << store.Settings.SegmentBits;
         long begin = log.BeginAddress, head = log.HeadAddress;
         long onDisk = (head >> store.Settings.SegmentBits << store.Settings.SegmentBits) - begin;
-        if (onDisk < segment) return new CompactionResult(0, 0, 0, 0, diskBefore, diskBefore);
+        if (onDisk < segment)
+        {
+            long dropped = swept > 0 ? await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
+            return new CompactionResult(swept, 0, swept, dropped, diskBefore, DiskBytes(dir));
+        }
         long until = begin + Math.Max(segment, onDisk / 4 >> store.Settings.SegmentBits << store.Settings.SegmentBits);
         until = until >> store.Settings.SegmentBits << store.Settings.SegmentBits;
 
-        long examined = 0, copied = 0, expired = 0;
+        long examined = swept, copied = 0, expired = 0;
         using (var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions()))
         using (var it = new KeyIterator(store, begin, until) { IncludeExpired = true })
         {
@@ -164,7 +172,7 @@ public sealed class LogCompaction : IDisposable
         }
         _host.CountExpired(expired);
         long reclaimed = await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
-        return new CompactionResult(examined, copied, expired, reclaimed, diskBefore, DiskBytes(dir));
+        return new CompactionResult(examined, copied, expired + swept, reclaimed, diskBefore, DiskBytes(dir));
     }
 
     /// <summary>Cancels a run in progress, waits (bounded) for it to end, and starts no run until Resume.</summary>

@@ -204,6 +204,27 @@ public sealed unsafe class KVStore : IDisposable
     /// </summary>
     public Task<long> ReclaimDeadSegmentsAsync(CancellationToken cancellation = default) => SegmentReclaimer.ReclaimAsync(this, cancellation);
 
+    private ExpiredRecordSweeper? _sweeper;
+
+    /// <summary>Drops expired keys whose records are on disk and are their key's only live version, without writing (see
+    /// ExpiredRecordSweeper); returns the keys dropped. Expired keys with older versions are left to compaction.</summary>
+    public Task<long> DropExpiredOnDiskAsync(CancellationToken cancellation = default) =>
+        (_sweeper ??= new ExpiredRecordSweeper(this)).SweepAsync(cancellation);
+
+    /// <summary>
+    /// For an immutable record at address that the caller found expired, a sole version and not a tombstone: when it is still
+    /// the head of its key's index chain, unlinks it (the entry moves to previousAddress) and counts the key out. Caller holds
+    /// the epoch.
+    /// </summary>
+    internal bool TryDropExpiredHead(ReadOnlySpan<byte> key, long address, long previousAddress)
+    {
+        ulong hash = Util.KeyHash.Hash(key);
+        if (!Index.TryFind(hash, out var slot, out long entry) || entry != address) return false;
+        if (!HashIndex.TryUpdate(slot, HashIndex.TagOf(hash), address, previousAddress)) return false;
+        CountKey(key, wasLive: true, wasExpiring: true, isLive: false, isExpiring: false);
+        return true;
+    }
+
     private readonly System.Collections.Concurrent.ConcurrentDictionary<long, long> _objectLogStartOfPage = new();
 
     /// <summary>Moves BeginAddress (records below become unreachable, whole segments are deleted), and the object log with it.</summary>
