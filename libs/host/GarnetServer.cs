@@ -2,6 +2,12 @@
 //     using var server = new GarnetServer(new GarnetServerOptions { Port = 6379 });
 //     server.Start();
 // Options are validated in the constructor (OptionsException with a one-line message).
+// Invariants:
+//  - The constructor locks the data directory (DataDirectoryLock) before the server reads or deletes anything in it,
+//    and releases the lock if building the server fails; Stop/Dispose release it after the server has stopped.
+//  - Start-up failures are exceptions with one-line messages: OptionsException (an invalid value, e.g. a --dir that
+//    cannot be created or written), DataDirectoryInUseException (another server holds --dir), SocketException
+//    ("Could not create server TCP listening socket <address>: bind: <reason>"), PersistenceException (unreadable data).
 using System.Net;
 using Garnet.Options;
 using Garnet.server;
@@ -12,6 +18,7 @@ namespace Garnet;
 public sealed class GarnetServer : IDisposable
 {
     private readonly RespServer _server;
+    private readonly DataDirectoryLock _dirLock;
 
     public GarnetServer(GarnetServerOptions options, ILoggerFactory? loggerFactory = null)
         : this(SettingsBuilder.Build(WithConfigFile(options)), loggerFactory)
@@ -22,7 +29,13 @@ public sealed class GarnetServer : IDisposable
     public GarnetServer(ServerSettings settings, ILoggerFactory? loggerFactory = null)
     {
         Settings = settings;
-        _server = new RespServer(Settings, loggerFactory);
+        _dirLock = DataDirectoryLock.Acquire(settings.Dir);
+        try { _server = new RespServer(Settings, loggerFactory); }
+        catch
+        {
+            _dirLock.Dispose();
+            throw;
+        }
     }
 
     private static GarnetServerOptions WithConfigFile(GarnetServerOptions options)
@@ -31,10 +44,18 @@ public sealed class GarnetServer : IDisposable
         return options;
     }
 
-    /// <summary>Parses command-line style arguments (as the GarnetServer executable takes them).</summary>
+    /// <summary>Parses command-line style arguments (as the GarnetServer executable takes them). An invalid argument
+    /// throws OptionsException with the same one line the executable prints; --help and --version are refused.</summary>
     public GarnetServer(string[] args, ILoggerFactory? loggerFactory = null)
-        : this(OptionsParser.Parse(args, TextWriter.Null, out _, out _) ?? throw new OptionsException("Invalid arguments: " + string.Join(' ', args)), loggerFactory)
+        : this(ParseArgs(args), loggerFactory)
     {
+    }
+
+    private static GarnetServerOptions ParseArgs(string[] args)
+    {
+        var errors = new StringWriter();
+        return OptionsParser.Parse(args, TextWriter.Null, out _, out _, errors)
+            ?? throw new OptionsException(errors.ToString().Split('\n')[0].Trim() is { Length: > 0 } line ? line : "Invalid arguments: " + string.Join(' ', args));
     }
 
     public ServerSettings Settings { get; }
@@ -54,17 +75,26 @@ public sealed class GarnetServer : IDisposable
     /// <summary>The server's internals, for tests and benchmarks in process.</summary>
     public RespServer Server => _server;
 
-    public void Start()
+    /// <summary>Binds every address and starts accepting. A required address that cannot be bound throws SocketException
+    /// ("Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use").</summary>
+    public void Start() => _server.Start();
+
+    /// <summary>Stops accepting, lets in-flight batches finish (up to the grace period), closes connections, then
+    /// releases the data directory.</summary>
+    public void Stop(TimeSpan? grace = null)
     {
-        Directory.CreateDirectory(Settings.Dir);
-        _server.Start();
+        _server.Stop(grace);
+        _dirLock.Dispose();
     }
 
-    /// <summary>As a Redis SIGTERM: stops unless the checkpoint at stop fails; then the server serves again and false is returned.</summary>
-    public bool TryStop(TimeSpan? grace = null) => _server.TryStop(grace);
+    /// <summary>As a Redis SIGTERM: stops unless the checkpoint at stop fails; then the server serves again (keeping the data
+    /// directory) and false is returned.</summary>
+    public bool TryStop(TimeSpan? grace = null)
+    {
+        if (!_server.TryStop(grace)) return false;
+        _dirLock.Dispose();
+        return true;
+    }
 
-    /// <summary>Stops accepting, lets in-flight batches finish (up to the grace period), closes connections.</summary>
-    public void Stop(TimeSpan? grace = null) => _server.Stop(grace);
-
-    public void Dispose() => _server.Dispose();
+    public void Dispose() => Stop();
 }

@@ -16,6 +16,7 @@ if (Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLET
 GarnetServerOptions? options;
 ServerSettings settings;
 List<string> ignored;
+bool hostStarted = false; // until then a failure is a start-up failure: one line on stderr, exit code 1
 try
 {
     options = OptionsParser.Parse(args, Console.Out, out int exitCode, out ignored, Console.Error);
@@ -39,7 +40,10 @@ settings.LogLevelChanged = levelSwitch.Set;
 var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = [], ContentRootPath = AppContext.BaseDirectory });
 builder.Logging.ClearProviders();
 builder.Logging.SetMinimumLevel(LogLevel.Trace);
-builder.Logging.AddFilter((_, _, level) => levelSwitch.IsEnabled(level));
+// Not the host's own "Hosting failed to start" error with its stack trace: the catch around RunAsync prints one line
+// (and the stack trace at --loglevel debug).
+builder.Logging.AddFilter((_, category, level) => levelSwitch.IsEnabled(level)
+    && (hostStarted || level < LogLevel.Error || category != "Microsoft.Extensions.Hosting.Internal.Host"));
 builder.Logging.AddSimpleConsole(o => { o.SingleLine = true; o.TimestampFormat = "HH:mm:ss.fff "; });
 builder.Services.AddSingleton(settings);
 builder.Services.AddSingleton(sp => new GarnetServer(settings, sp.GetRequiredService<ILoggerFactory>()));
@@ -51,31 +55,19 @@ builder.Services.AddHostedService(sp => new GarnetHostedService(
     ignored));
 
 using var host = builder.Build();
+host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => hostStarted = true);
 try
 {
     await host.RunAsync();
 }
-catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOException or UnauthorizedAccessException)
+catch (Exception ex) when (!hostStarted)
 {
-    Console.Error.WriteLine($"Could not start: {ex.Message}");
-    return 1;
-}
-catch (Exception ex) when (FindPersistenceError(ex) is { } pe)
-{
-    Console.Error.WriteLine(pe.Message);
+    // Port in use, --dir locked, not creatable or not writable, unreadable data: one line naming the option, value and reason.
+    Console.Error.WriteLine(StartupFailure.OneLine(ex, settings));
+    if (settings.LogLevel == "debug") Console.Error.WriteLine(ex);
     return 1;
 }
 return 0;
-
-static Garnet.server.Persistence.PersistenceException? FindPersistenceError(Exception? ex)
-{
-    for (; ex is not null; ex = ex.InnerException)
-    {
-        if (ex is Garnet.server.Persistence.PersistenceException pe) return pe;
-        if (ex is AggregateException ae && ae.InnerExceptions.Select(FindPersistenceError).FirstOrDefault(x => x is not null) is { } inner) return inner;
-    }
-    return null;
-}
 
 sealed class GarnetHostedService(GarnetServer server, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
 {

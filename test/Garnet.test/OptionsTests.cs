@@ -63,14 +63,56 @@ public class OptionsTests
     [Test]
     public void UnknownOptionStopsParsing()
     {
-        var o = OptionsParser.Parse(["--no-such-option"], TextWriter.Null, out int exit, out _);
+        var errors = new StringWriter();
+        var o = OptionsParser.Parse(["--no-such-option"], TextWriter.Null, out int exit, out _, errors);
         Assert.That(o, Is.Null);
         Assert.That(exit, Is.EqualTo(1));
+        Assert.That(errors.ToString(), Is.EqualTo($"Unknown option '--no-such-option'.{Environment.NewLine}{OptionsParser.HelpHint}{Environment.NewLine}"));
         var help = new StringWriter();
         Assert.That(OptionsParser.Parse(["--help"], help, out exit, out _), Is.Null);
         Assert.That(exit, Is.EqualTo(0));
         foreach (var name in new[] { "--bind", "--port", "--memory", "--dir", "--requirepass", "--databases", "--loglevel", "--config", "--maxclients", "--timeout" })
             Assert.That(help.ToString(), Does.Contain(name));
+    }
+
+    private static string CommandLineError(params string[] args)
+    {
+        var ex = Assert.Throws<OptionsException>(() => CommandLineReader.Read(args, out _));
+        return ex!.Message;
+    }
+
+    [Test]
+    public void CommandLineMistakesSayWhatIsWrong()
+    {
+        Assert.That(CommandLineError("--port", "abc"), Is.EqualTo("Invalid value for --port: 'abc'. Allowed: an integer from 0 to 65535."));
+        Assert.That(CommandLineError("--port=abc"), Is.EqualTo("Invalid value for --port: 'abc'. Allowed: an integer from 0 to 65535."));
+        Assert.That(CommandLineError("--databases", "99999999999"), Is.EqualTo("Invalid value for --databases: '99999999999'. Allowed: an integer from 1 to 1024."));
+        Assert.That(CommandLineError("--bogus", "1"), Is.EqualTo("Unknown option '--bogus'."));
+        Assert.That(CommandLineError("-p", "1"), Is.EqualTo("Unknown option '-p'."));
+        Assert.That(CommandLineError("--dir", "a", "--dir", "b"), Is.EqualTo("Option '--dir' is given more than once."));
+        Assert.That(CommandLineError("--Dir", "a", "--DIR=b"), Is.EqualTo("Option '--dir' is given more than once."));
+        Assert.That(CommandLineError("--aof", "--aof"), Is.EqualTo("Option '--aof' is given more than once."));
+        Assert.That(CommandLineError("--port"), Is.EqualTo("Option '--port' needs a value."));
+        Assert.That(CommandLineError("--dir", "--port", "1"), Is.EqualTo("Option '--dir' needs a value."));
+        Assert.That(CommandLineError("extra"), Is.EqualTo("Unexpected argument 'extra'."));
+        Assert.That(CommandLineError("--aof", "yes"), Is.EqualTo("Unexpected argument 'yes' (--aof is a switch and takes no value)."));
+        Assert.That(CommandLineError("--aof=yes"), Is.EqualTo("Option '--aof' is a switch and takes no value (got 'yes')."));
+    }
+
+    [Test]
+    public void CommandLineForms()
+    {
+        var o = CommandLineReader.Read(["--PORT=7000", "--timeout", "-1", "--save", "", "--aof", "--bind", "127.0.0.1 ::1"], out var request);
+        Assert.That(request, Is.EqualTo(CommandLineReader.Request.Run));
+        Assert.That(o.Port, Is.EqualTo(7000));
+        Assert.That(o.Timeout, Is.EqualTo(-1), "a value may start with a single dash (SettingsBuilder then refuses it)");
+        Assert.That(o.Save, Is.EqualTo(""));
+        Assert.That(o.Aof, Is.True);
+        Assert.That(o.Bind, Is.EqualTo("127.0.0.1 ::1"));
+        CommandLineReader.Read(["--port", "1", "--help"], out request);
+        Assert.That(request, Is.EqualTo(CommandLineReader.Request.Help));
+        CommandLineReader.Read(["--version"], out request);
+        Assert.That(request, Is.EqualTo(CommandLineReader.Request.Version));
     }
 
     [Test]

@@ -1,5 +1,10 @@
 // TcpListenerLoop: accepts TCP clients on one endpoint and hands each socket to a callback.
-// Invariant: the callback must not block; it starts the connection's own loop and returns.
+// Invariants:
+//  - The callback must not block; it starts the connection's own loop and returns.
+//  - One listener per address and port: only SO_REUSEADDR is set (a restart binds while old connections sit in
+//    TIME_WAIT), never SO_REUSEPORT, so a second server on a port in use fails to bind instead of sharing it.
+//  - A bind or listen failure is a SocketException (same SocketErrorCode) whose message is one line naming the
+//    address, as Redis prints it: "Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use".
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
@@ -23,9 +28,11 @@ public sealed class TcpListenerLoop : IDisposable
             _listener.DualMode = false; // IPv6 only, as Redis does, so "* ::*" binds both families
         try
         {
-            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-            _listener.Bind(endPoint);
-            _listener.Listen(backlog);
+            SetReuseAddressOnly(_listener);
+            try { _listener.Bind(endPoint); }
+            catch (SocketException ex) { throw ListenError(endPoint, "bind", ex); }
+            try { _listener.Listen(backlog); }
+            catch (SocketException ex) { throw ListenError(endPoint, "listen", ex); }
         }
         catch
         {
@@ -36,6 +43,23 @@ public sealed class TcpListenerLoop : IDisposable
     }
 
     public IPEndPoint LocalEndPoint { get; }
+
+    /// <summary>
+    /// SO_REUSEADDR without SO_REUSEPORT. .NET's SocketOptionName.ReuseAddress sets both on Unix, and SO_REUSEPORT lets a
+    /// second process listen on the same port (the kernel then splits connections between them), so the raw option is set.
+    /// Windows: nothing (its SO_REUSEADDR lets another socket take over a port in use).
+    /// (.NET's Bind also sets SO_REUSEADDR on Unix TCP sockets by itself, as strace shows; setting it here states the intent.)
+    /// </summary>
+    private static void SetReuseAddressOnly(Socket socket)
+    {
+        Span<byte> on = stackalloc byte[sizeof(int)];
+        BitConverter.TryWriteBytes(on, 1);
+        if (OperatingSystem.IsLinux()) socket.SetRawSocketOption(1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */, on);
+        else if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD()) socket.SetRawSocketOption(0xffff /* SOL_SOCKET */, 4 /* SO_REUSEADDR */, on);
+    }
+
+    private static SocketException ListenError(IPEndPoint endPoint, string call, SocketException ex) =>
+        new((int)ex.SocketErrorCode, $"Could not create server TCP listening socket {endPoint}: {call}: {ex.Message}");
 
     public void Start() => _loop = Task.Run(AcceptLoopAsync);
 

@@ -9,6 +9,16 @@ namespace Garnet.Options;
 
 public static class SettingsBuilder
 {
+    /// <summary>What each integer option allows, in the words of its error message (also used for values that are not integers).</summary>
+    public static readonly IReadOnlyDictionary<string, string> AllowedIntegers = new Dictionary<string, string>
+    {
+        ["port"] = "an integer from 0 to 65535",
+        ["databases"] = "an integer from 1 to 1024",
+        ["maxclients"] = "an integer of at least 1",
+        ["timeout"] = "0 (never) or a number of seconds",
+        ["compaction-interval"] = "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)",
+    };
+
     public static ServerSettings Build(GarnetServerOptions o)
     {
         var s = new ServerSettings();
@@ -21,7 +31,7 @@ public static class SettingsBuilder
         s.Bind = bind;
 
         int port = o.Port ?? 6379;
-        if (port < 0 || port > 65535) throw Invalid("port", o.Port, "an integer from 0 to 65535");
+        if (port < 0 || port > 65535) throw Invalid("port", o.Port, AllowedIntegers["port"]);
         s.Port = port;
 
         s.MemoryBytes = Memory("memory", o.Memory ?? "1gb", 1024 * 1024, long.MaxValue);
@@ -34,7 +44,7 @@ public static class SettingsBuilder
         s.RequirePass = string.IsNullOrEmpty(o.RequirePass) ? null : o.RequirePass;
 
         int dbs = o.Databases ?? 16;
-        if (dbs < 1 || dbs > 1024) throw Invalid("databases", o.Databases, "an integer from 1 to 1024");
+        if (dbs < 1 || dbs > 1024) throw Invalid("databases", o.Databases, AllowedIntegers["databases"]);
         s.Databases = dbs;
 
         string level = (o.LogLevel ?? "notice").ToLowerInvariant();
@@ -42,11 +52,11 @@ public static class SettingsBuilder
         s.LogLevel = level;
 
         int maxClients = o.MaxClients ?? 10000;
-        if (maxClients < 1) throw Invalid("maxclients", o.MaxClients, "an integer of at least 1");
+        if (maxClients < 1) throw Invalid("maxclients", o.MaxClients, AllowedIntegers["maxclients"]);
         s.MaxClients = maxClients;
 
         int timeout = o.Timeout ?? 0;
-        if (timeout < 0) throw Invalid("timeout", o.Timeout, "0 (never) or a number of seconds");
+        if (timeout < 0) throw Invalid("timeout", o.Timeout, AllowedIntegers["timeout"]);
         s.IdleTimeoutSeconds = timeout;
 
         s.Limits.ProtoMaxBulkLen = Memory("proto-max-bulk-len", o.ProtoMaxBulkLen ?? "512mb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 2);
@@ -57,7 +67,7 @@ public static class SettingsBuilder
         s.IgnoreUnreadableData = o.IgnoreUnreadableData;
         s.Aof = o.Aof;
         int compaction = o.CompactionInterval ?? 60;
-        if (compaction < 0 || compaction > 2_592_000) throw Invalid("compaction-interval", o.CompactionInterval, "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)");
+        if (compaction < 0 || compaction > 2_592_000) throw Invalid("compaction-interval", o.CompactionInterval, AllowedIntegers["compaction-interval"]);
         s.CompactionIntervalSeconds = compaction;
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {
