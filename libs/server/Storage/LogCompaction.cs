@@ -8,8 +8,10 @@
 //  - Records of flushed databases (ids no database maps to) are never copied.
 //  - One run at a time, and runs never queue: a periodic start while a run is in progress is skipped, and COMPACT then
 //    joins the run in progress. Stop() cancels a run at its next record and waits for it; nothing starts until Resume().
+//  - Every second (whatever the interval), the on-disk log is swept for expired keys (no writes; see ExpiredRecordSweeper)
+//    while some key has a TTL: expired keys on disk leave DBSIZE within seconds, and emptied segments are deleted.
 //  - Scheduling adapts to garbage: a run whose records were mostly dead (expired, superseded) is followed by another one
-//    a second later; otherwise the next run waits for the interval and only happens if the log grew since the last run.
+//    after a quarter of the interval (at least a second); otherwise the next run waits for the interval and only happens if the log grew since the last run.
 //    A server with nothing to reclaim therefore does no compaction work.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
@@ -37,8 +39,24 @@ public sealed class LogCompaction : IDisposable
         _logger = logger;
         _interval = interval;
         _nextRunMs = Environment.TickCount64 + (long)interval.TotalMilliseconds;
-        // The timer only looks at the clock and the log's size (cheap); a run starts when one is due.
-        if (interval > TimeSpan.Zero) _timer = new Timer(_ => Tick(), null, 1000, 1000);
+        // Every second: the expiry sweep of the on-disk log (cheap, see ExpiredRecordSweeper), and a compaction run when one is due.
+        _timer = new Timer(_ => Tick(), null, 1000, 1000);
+    }
+
+    private Task? _sweeping;
+
+    /// <summary>Drops expired keys whose only version is on disk (no writes), then deletes segments left without live records.</summary>
+    private async Task SweepAsync(CancellationToken cancel)
+    {
+        await Task.Yield();
+        try
+        {
+            long dropped = await _host.Store.DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
+            _host.CountExpired(dropped);
+            if (dropped > 0) await _host.Store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) { }
+        catch (Exception ex) { _logger.LogWarning("Expiry sweep of the on-disk log failed: {Error}", ex.GetBaseException().Message); }
     }
 
     public long Runs { get; private set; }
@@ -56,7 +74,9 @@ public sealed class LogCompaction : IDisposable
     {
         try
         {
-            if (Environment.TickCount64 < Volatile.Read(ref _nextRunMs)) return;
+            lock (_gate)
+                if (!_stopped && _sweeping is not { IsCompleted: false } && _host.Store.ExpiringKeyCount > 0) _sweeping = SweepAsync(_cancel.Token);
+            if (_interval <= TimeSpan.Zero || Environment.TickCount64 < Volatile.Read(ref _nextRunMs)) return;
             long tail = _host.Store.Log.TailAddress;
             // Nothing written since the last run that found little garbage: nothing new to reclaim.
             if (tail == Volatile.Read(ref _tailAtLastRun)) { Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds); return; }
@@ -94,7 +114,8 @@ public sealed class LogCompaction : IDisposable
             // Mostly garbage: go on soon. Otherwise wait for the interval (and for new writes).
             bool mostlyGarbage = result.Examined > 0 && result.Copied * 2 < result.Examined;
             Volatile.Write(ref _tailAtLastRun, mostlyGarbage ? -1 : tailBefore);
-            Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (mostlyGarbage ? 1000 : (long)_interval.TotalMilliseconds));
+            long interval = (long)_interval.TotalMilliseconds;
+            Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (mostlyGarbage ? Math.Max(1000, interval / 4) : interval));
             if (result.Examined > 0)
                 _logger.LogInformation("Log compaction: {Copied} live records copied forward, {Expired} expired keys deleted, {Bytes} bytes of log reclaimed (disk {Before} -> {After} bytes)",
                     result.Copied, result.ExpiredDeleted, result.BytesReclaimed, result.DiskBytesBefore, result.DiskBytesAfter);
@@ -178,17 +199,17 @@ public sealed class LogCompaction : IDisposable
     /// <summary>Cancels a run in progress, waits (bounded) for it to end, and starts no run until Resume.</summary>
     public void Stop(TimeSpan? wait = null)
     {
-        Task? running;
+        Task[] running;
         lock (_gate)
         {
             _stopped = true;
             _cancel.Cancel();
-            running = _running;
+            running = new[] { _running, _sweeping }.Where(t => t is not null).ToArray()!;
         }
-        if (running is null) return;
+        if (running.Length == 0) return;
         try
         {
-            if (!running.Wait(wait ?? TimeSpan.FromSeconds(30)))
+            if (!Task.WaitAll(running, wait ?? TimeSpan.FromSeconds(30)))
                 _logger.LogWarning("Log compaction did not stop in time");
         }
         catch { /* cancelled or failed: logged by the run */ }

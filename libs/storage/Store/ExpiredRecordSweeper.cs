@@ -8,7 +8,9 @@
 //    first wins (the CAS fails and the key stays), and a writer that built on the record's address retries after it.
 //  - Records on disk are immutable, so what the sweep read is what the chain holds. In-memory records are ActiveExpiry's.
 //  - Work is proportional to what can have expired: a segment once swept is skipped until the earliest expiration among
-//    its remaining candidates has passed (records there never change), so an idle store with long TTLs reads nothing.
+//    its remaining candidates has passed (records there never change), so an idle store with long TTLs reads nothing. An
+//    expired candidate that is not its chain's head makes its segment due again after RevisitDelayMs (the head above it
+//    may go first); one no chain reaches any more is garbage and needs no look.
 using System.Buffers;
 using Garnet.storage.Log;
 
@@ -16,18 +18,21 @@ namespace Garnet.storage.Store;
 
 internal sealed class ExpiredRecordSweeper
 {
+    /// <summary>How long a segment holding an expired record that is not its chain's head waits for the next look.</summary>
+    public const long RevisitDelayMs = 5000;
+
     private readonly KVStore _store;
     private readonly Dictionary<long, long> _segmentNextExpiry = new(); // segment -> earliest expiration still there (ms)
-    private readonly object _one = new();
+    private readonly SemaphoreSlim _one = new(1, 1);
 
     public ExpiredRecordSweeper(KVStore store) => _store = store;
 
     /// <summary>Sweeps every whole on-disk page not known to hold nothing that has expired by now; returns the keys dropped.</summary>
     public async Task<long> SweepAsync(CancellationToken cancellation)
     {
-        if (!Monitor.TryEnter(_one)) return 0; // one sweep at a time (callers are compaction runs)
+        if (!_one.Wait(0)) return 0; // one sweep at a time (callers are compaction runs)
         try { return await SweepCoreAsync(cancellation).ConfigureAwait(false); }
-        finally { Monitor.Exit(_one); }
+        finally { _one.Release(); }
     }
 
     private async Task<long> SweepCoreAsync(CancellationToken cancellation)
@@ -87,7 +92,13 @@ internal sealed class ExpiredRecordSweeper
                     {
                         long expiration = RecordLayout.Expiration(r);
                         if (expiration > now) earliest = Math.Min(earliest, expiration);
-                        else if (_store.TryDropExpiredHead(RecordLayout.Key(r), baseAddress + offset, RecordInfo.PreviousAddress(info))) dropped++;
+                        else switch (_store.TryDropExpiredHead(RecordLayout.Key(r), baseAddress + offset, RecordInfo.PreviousAddress(info)))
+                        {
+                            case KVStore.DropOutcome.Dropped: dropped++; break;
+                            // A newer record heads its chain (of another key, which may go first, or a newer version of this
+                            // one): look again later, not at every sweep.
+                            case KVStore.DropOutcome.NotHead: earliest = Math.Min(earliest, now + RevisitDelayMs); break;
+                        }
                     }
                     offset += size;
                 }

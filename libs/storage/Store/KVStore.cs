@@ -216,14 +216,17 @@ public sealed unsafe class KVStore : IDisposable
     /// the head of its key's index chain, unlinks it (the entry moves to previousAddress) and counts the key out. Caller holds
     /// the epoch.
     /// </summary>
-    internal bool TryDropExpiredHead(ReadOnlySpan<byte> key, long address, long previousAddress)
+    internal DropOutcome TryDropExpiredHead(ReadOnlySpan<byte> key, long address, long previousAddress)
     {
         ulong hash = Util.KeyHash.Hash(key);
-        if (!Index.TryFind(hash, out var slot, out long entry) || entry != address) return false;
-        if (!HashIndex.TryUpdate(slot, HashIndex.TagOf(hash), address, previousAddress)) return false;
+        if (!Index.TryFind(hash, out var slot, out long entry) || entry < address) return DropOutcome.Unreachable;
+        if (entry > address) return DropOutcome.NotHead;
+        if (!HashIndex.TryUpdate(slot, HashIndex.TagOf(hash), address, previousAddress)) return DropOutcome.NotHead;
         CountKey(key, wasLive: true, wasExpiring: true, isLive: false, isExpiring: false);
-        return true;
+        return DropOutcome.Dropped;
     }
+
+    internal enum DropOutcome { Dropped, NotHead, Unreachable }
 
     private readonly System.Collections.Concurrent.ConcurrentDictionary<long, long> _objectLogStartOfPage = new();
 

@@ -187,17 +187,20 @@ internal static unsafe class IteratorScan
         finally { store.Epoch.Release(); }
     }
 
-    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[], byte[]?)> into)
+    public static void ScanBuffer(byte[] bytes, long baseAddress, List<(long, byte[], byte[]?)> into) => ScanBuffer(bytes, bytes.Length, baseAddress, into);
+
+    /// <summary>As ScanBuffer over the first length bytes (a pooled buffer may be longer).</summary>
+    public static void ScanBuffer(byte[] bytes, int length, long baseAddress, List<(long, byte[], byte[]?)> into)
     {
         fixed (byte* start = bytes)
         {
             int offset = 0;
-            while (offset + RecordLayout.HeaderSize <= bytes.Length)
+            while (offset + RecordLayout.HeaderSize <= length)
             {
                 byte* r = start + offset;
                 if (!RecordLayout.IsPresent(r)) break;
                 int size = RecordLayout.TotalSize(r);
-                if (size <= 0 || offset + size > bytes.Length) break;
+                if (size <= 0 || offset + size > length) break;
                 if ((RecordInfo.Persistent(*(ulong*)r) & RecordInfo.Invalid) == 0)
                     into.Add((baseAddress + offset, new ReadOnlySpan<byte>(r, size).ToArray(), null));
                 offset += size;

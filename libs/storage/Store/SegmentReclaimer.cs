@@ -34,19 +34,26 @@ internal static class SegmentReclaimer
     {
         var log = store.Log;
         var candidates = new List<(long, byte[], byte[]?)>();
-        for (long page = log.PageOf(from); log.PageStart(page) < to; page++)
+        // One pooled page buffer for the whole walk: a fresh page-sized array per page would be large-object garbage.
+        byte[] bytes = System.Buffers.ArrayPool<byte>.Shared.Rent(log.PageSize);
+        try
         {
-            long start = Math.Max(log.PageStart(page), from);
-            long end = Math.Min(log.PageStart(page + 1), to);
-            var bytes = await log.ReadFromDeviceAsync(start, (int)(end - start)).ConfigureAwait(false);
-            candidates.Clear();
-            IteratorScan.ScanBuffer(bytes, start, candidates);
-            foreach (var (address, record, _) in candidates)
+            for (long page = log.PageOf(from); log.PageStart(page) < to; page++)
             {
-                if (IteratorScan.IsTombstone(record)) continue;
-                if (await KeyIterator.IsNewestBelowAsync(store, record, address, long.MaxValue).ConfigureAwait(false)) return true;
+                long start = Math.Max(log.PageStart(page), from);
+                int length = (int)(Math.Min(log.PageStart(page + 1), to) - start);
+                int n = await log.Device.ReadAsync(start, bytes.AsMemory(0, length)).ConfigureAwait(false);
+                if (n <= 0) continue;
+                candidates.Clear();
+                IteratorScan.ScanBuffer(bytes, n, start, candidates);
+                foreach (var (address, record, _) in candidates)
+                {
+                    if (IteratorScan.IsTombstone(record)) continue;
+                    if (await KeyIterator.IsNewestBelowAsync(store, record, address, long.MaxValue).ConfigureAwait(false)) return true;
+                }
             }
         }
+        finally { System.Buffers.ArrayPool<byte>.Shared.Return(bytes); }
         return false;
     }
 }

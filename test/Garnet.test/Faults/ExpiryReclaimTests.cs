@@ -18,7 +18,7 @@ public class ExpiryReclaimTests
         string dir = Path.Combine(work, "data");
         try
         {
-            using var server = new ServerProcess($"--dir \"{dir}\" --memory 64mb --save \"\" --compaction-interval 5", work);
+            using var server = new ServerProcess($"--dir \"{dir}\" --memory 64mb --save \"\"", work);
             var run = TimeSpan.FromSeconds(45);
             var samples = new List<Sample>();
             long written = 0;
@@ -51,8 +51,9 @@ public class ExpiryReclaimTests
             // Flat: in the second half, DBSIZE stays within a few seconds' worth of writes, and memory and disk stop growing.
             var secondHalf = samples.Where(s => s.Seconds > run.TotalSeconds / 2).ToList();
             var firstHalf = samples.Where(s => s.Seconds <= run.TotalSeconds / 2 && s.Seconds > 10).ToList();
-            Assert.That(secondHalf.Max(s => s.DbSize), Is.LessThan(rate * 6), "expired keys leave DBSIZE\n" + table);
-            Assert.That(secondHalf.Max(s => s.Rss), Is.LessThan(firstHalf.Max(s => s.Rss) * 1.25 + (64L << 20)), "resident memory is flat\n" + table);
+            // (Without reclamation DBSIZE is the number of keys written: millions, growing by the rate every second.)
+            Assert.That(secondHalf.Max(s => s.DbSize), Is.LessThan(rate * 10), "expired keys leave DBSIZE within seconds\n" + table);
+            Assert.That(secondHalf.Max(s => s.Rss), Is.LessThan(firstHalf.Max(s => s.Rss) * 1.5 + (64L << 20)), "resident memory is flat\n" + table);
             Assert.That(secondHalf.Max(s => s.Disk), Is.LessThan(Math.Max(firstHalf.Max(s => s.Disk) * 1.5, 256L << 20)), "disk use is flat\n" + table);
 
             // Idle: every key expires and leaves DBSIZE within a bounded time, the disk is given back, and the server goes quiet.
