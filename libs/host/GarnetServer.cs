@@ -12,6 +12,7 @@ namespace Garnet;
 public sealed class GarnetServer : IDisposable
 {
     private readonly RespServer _server;
+    private readonly ILogger _logger;
 
     public GarnetServer(GarnetServerOptions options, ILoggerFactory? loggerFactory = null)
         : this(SettingsBuilder.Build(WithConfigFile(options)), loggerFactory)
@@ -23,6 +24,8 @@ public sealed class GarnetServer : IDisposable
     {
         Settings = settings;
         _server = new RespServer(Settings, loggerFactory);
+        _logger = _server.LoggerFactory.CreateLogger("Garnet.Server");
+        server.Metrics.MemoryFigures.Attach(_server); // used_memory_startup and the peak sampling measure from now on
     }
 
     private static GarnetServerOptions WithConfigFile(GarnetServerOptions options)
@@ -58,6 +61,7 @@ public sealed class GarnetServer : IDisposable
     {
         Directory.CreateDirectory(Settings.Dir);
         _server.Start();
+        if (server.Clients.ProtectedMode.StartupWarning(Settings) is { } warning) _logger.LogWarning("{Warning}", warning);
     }
 
     /// <summary>Stops accepting, lets in-flight batches finish (up to the grace period), closes connections.</summary>
