@@ -57,6 +57,6 @@ public static class ProtectedMode
         var external = settings.Bind.Where(IsExternalBind).ToList();
         if (external.Count == 0) return null;
         return $"WARNING: protected mode is off and no password is set, and the server listens on {string.Join(' ', external)}: " +
-               "any client that can reach it can read and change all data. Set --requirepass, or bind only 127.0.0.1.";
+               "any client that can reach it can read and change all data. Set --requirepass, or bind only loopback addresses.";
     }
 }
