@@ -64,15 +64,18 @@ public static class MemoryCommands
 
     public static string DoctorReport(MemoryFigures m, int clients)
     {
-        if (m.Used < 5L << 20)
+        // Measured against the figures at start: the .NET runtime alone takes tens of MB of RSS, which no workload
+        // causes and no command gives back (Redis's rules assume a process that starts near zero).
+        long used = m.Used - m.Startup, rss = m.Rss - m.StartupRss;
+        if (used < 5L << 20)
             return "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. " +
                    "Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting.\n";
         var issues = new List<string>();
-        if (m.Peak > m.Used * 1.5)
+        if (m.Peak - m.Startup > used * 1.5)
             issues.Add(" * Peak memory: in the past this instance used more than 150% of the memory it uses now. The .NET GC gives memory " +
                        "back to the system over time; MEMORY PURGE runs a full, compacting collection now.");
-        if (m.FragmentationRatio > 1.4 && m.FragmentationBytes > 10 << 20)
-            issues.Add(" * High total RSS: the resident set size is more than 1.4 times used_memory (and more than 10MB larger). This is usually " +
+        if (rss > used * 1.4 && rss - used > 10 << 20)
+            issues.Add(" * High total RSS: since start, the resident set size grew more than 1.4 times as much as used_memory (and by more than 10MB more). This is usually " +
                        "memory the GC keeps after a peak (see above); MEMORY PURGE may give it back.");
         if (clients > 0 && m.ClientsNormal / clients > 200 * 1024)
             issues.Add(" * Big client buffers: the clients' buffers take more than 200K per client on average: large pipelines or large " +

@@ -3,7 +3,8 @@
 //  - used_memory  = the store's native memory (hash index + log pages in memory) + the managed heap in use (which holds
 //                   the large values, the connections' buffers and everything else);
 //  - dataset      = the data: log pages in memory + large values (the object heap); overhead = used - dataset;
-//  - allocator_*  = the .NET GC: allocated = heap in use, active = heap size after the last GC, resident = committed;
+//  - allocator_*  = the .NET GC: allocated = heap in use, active = heap size (at least allocated), resident =
+//                   committed (at least active), so allocated <= active <= resident as in Redis;
 //  - used_memory_rss = resident pages of the process (/proc/self/statm), else the working set.
 using System.Globalization;
 
@@ -15,6 +16,8 @@ public sealed class MemoryFigures
     public long Rss { get; private init; }
     public long Peak { get; private init; }
     public long Startup { get; private init; }
+    /// <summary>used_memory_rss when the server was built: the .NET runtime's own share.</summary>
+    public long StartupRss { get; private init; }
     public long Dataset { get; private init; }
     public long Overhead => Math.Max(0, Used - Dataset);
     public long StoreIndex { get; private init; }
@@ -49,14 +52,14 @@ public sealed class MemoryFigures
         return store.Index.MemoryBytes + store.Log.MemoryBytes + GC.GetTotalMemory(false);
     }
 
-    private static readonly System.Runtime.CompilerServices.ConditionalWeakTable<RespServer, StrongBoxLong> s_startup = new();
-    private sealed class StrongBoxLong { public long Value; }
+    private static readonly System.Runtime.CompilerServices.ConditionalWeakTable<RespServer, StartupFigures> s_startup = new();
+    private sealed class StartupFigures { public long Used, Rss; }
 
     /// <summary>Makes the server's peak sampling measure used_memory (and remembers the first figure as used_memory_startup).</summary>
     public static void Attach(RespServer server)
     {
         if (server.Stats.UsedMemoryProbe is not null) return;
-        s_startup.GetValue(server, _ => new StrongBoxLong { Value = UsedMemory(server) });
+        s_startup.GetValue(server, _ => new StartupFigures { Used = UsedMemory(server), Rss = ResidentBytes() });
         server.Stats.UsedMemoryProbe = () => UsedMemory(server);
     }
 
@@ -72,6 +75,8 @@ public sealed class MemoryFigures
         long clients = 0;
         foreach (var c in server.Clients.Snapshot()) clients += c.Connection.QueryBufferCapacity + c.Writer.Length;
         var aof = server.Aof;
+        var startup = s_startup.TryGetValue(server, out var st) ? st : new StartupFigures { Used = used, Rss = ResidentBytes() };
+        long active = Math.Max(allocated, gc.HeapSizeBytes), resident = Math.Max(active, gc.TotalCommittedBytes);
         long keys = 0;
         for (int db = 0; db < server.Store.Databases; db++) keys += server.Store.KeyCount(db);
         return new MemoryFigures
@@ -79,14 +84,15 @@ public sealed class MemoryFigures
             Used = used,
             Rss = ResidentBytes(),
             Peak = Math.Max(server.Stats.PeakMemory, used),
-            Startup = s_startup.TryGetValue(server, out var st) ? st.Value : used,
+            Startup = startup.Used,
+            StartupRss = startup.Rss,
             Dataset = log + objects,
             StoreIndex = index,
             StoreLog = log,
             StoreObjects = objects,
             GcAllocated = allocated,
-            GcHeapSize = gc.HeapSizeBytes,
-            GcCommitted = gc.TotalCommittedBytes,
+            GcHeapSize = active,
+            GcCommitted = resident,
             TotalSystem = TotalSystemBytes(gc),
             ClientsNormal = clients,
             AofBuffer = aof is null ? 0 : Math.Max(0, aof.AppendedLsn - aof.BytesWritten),
