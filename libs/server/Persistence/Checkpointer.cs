@@ -183,6 +183,9 @@ public sealed class Checkpointer : IDisposable
         AofLog? aof;
         SnapshotPoint cut;
         KeyIterator? iterator = null;
+        // Listed before the locks (to keep the pause short): a log installed after this listing is installed before the
+        // cut (seen below) or after it (its first file is numbered above every file listed here).
+        long afterExisting = AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
         locks.EnterAll();
         bool locked = true;
         try
@@ -193,9 +196,7 @@ public sealed class Checkpointer : IDisposable
             // before or after a switch. Without an AOF: the files present (from a run with --aof, or before appendonly
             // was turned off) are older than this checkpoint.
             aof = Aof;
-            aofSequence = aof is not null
-                ? aof.Rotate() // writes after the cut go to the new file
-                : AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
+            aofSequence = aof is not null ? aof.Rotate() : afterExisting; // with an AOF, writes after the cut go to a new file
             cut = await store.TakeSnapshotPointAsync(point =>
             {
                 // Registered before anything can run again: while it is, no segment below the cut is reclaimed and no
