@@ -19,6 +19,7 @@ public sealed class GarnetServer : IDisposable
 {
     private readonly RespServer _server;
     private readonly DataDirectoryLock _dirLock;
+    private readonly ILogger _logger;
 
     public GarnetServer(GarnetServerOptions options, ILoggerFactory? loggerFactory = null)
         : this(SettingsBuilder.Build(WithConfigFile(options)), loggerFactory)
@@ -36,6 +37,8 @@ public sealed class GarnetServer : IDisposable
             _dirLock.Dispose();
             throw;
         }
+        _logger = _server.LoggerFactory.CreateLogger("Garnet.Server");
+        server.Metrics.MemoryFigures.Attach(_server); // used_memory_startup and the peak sampling measure from now on
     }
 
     private static GarnetServerOptions WithConfigFile(GarnetServerOptions options)
@@ -77,7 +80,11 @@ public sealed class GarnetServer : IDisposable
 
     /// <summary>Binds every address and starts accepting. A required address that cannot be bound throws SocketException
     /// ("Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use").</summary>
-    public void Start() => _server.Start();
+    public void Start()
+    {
+        _server.Start();
+        if (server.Clients.ProtectedMode.StartupWarning(Settings) is { } warning) _logger.LogWarning("{Warning}", warning);
+    }
 
     /// <summary>Stops accepting, lets in-flight batches finish (up to the grace period), closes connections, then
     /// releases the data directory.</summary>

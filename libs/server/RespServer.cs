@@ -67,8 +67,10 @@ public sealed class RespServer : IDisposable
     public Storage.StoreHost Store { get; }
     /// <summary>Checkpoints: SAVE, BGSAVE, the save rules and the one taken at shutdown.</summary>
     public Persistence.Checkpointer Checkpoints { get; }
-    /// <summary>The append-only file (null unless --aof).</summary>
-    public Persistence.AofLog? Aof { get; }
+    /// <summary>The append-only file (null while the AOF is off). CONFIG SET appendonly swaps it (Persistence.AofSwitch),
+    /// with every key lock held: a command sees one value from its key locks to its append.</summary>
+    public Persistence.AofLog? Aof { get => Volatile.Read(ref _aof); internal set => Volatile.Write(ref _aof, value); }
+    private Persistence.AofLog? _aof;
     /// <summary>What the AOF replay at start did.</summary>
     public Persistence.ReplayResult Replayed { get; }
 
@@ -156,15 +158,19 @@ public sealed class RespServer : IDisposable
 
     private void OnAccept(Socket socket)
     {
-        Stats.ConnectionReceived();
         if (Volatile.Read(ref _stopped) != 0) { socket.Dispose(); return; }
-        if (Clients.Count >= Settings.MaxClients)
+        // Redis's order: maxclients, then protected mode; a refused client counts as rejected, not as received.
+        byte[]? refusal = Clients.Count >= Settings.MaxClients ? s_maxClientsError
+            : !ProtectedMode.Allows(Settings, (socket.RemoteEndPoint as IPEndPoint)?.Address) ? ProtectedMode.DeniedReply
+            : null;
+        if (refusal is not null)
         {
             Stats.ConnectionRejected();
-            try { socket.Send(s_maxClientsError); } catch { }
+            try { socket.Send(refusal); } catch { }
             socket.Dispose();
             return;
         }
+        Stats.ConnectionReceived();
         var connection = new ClientConnection(socket, Settings.Limits, _logger);
         var session = new RespServerSession(this, connection);
         Clients.Add(session);

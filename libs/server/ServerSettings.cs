@@ -20,9 +20,14 @@ public sealed class ServerSettings
     public Persistence.SaveRule[] SaveRules { get; set; } = Persistence.SaveRules.Default;
     /// <summary>Start even when --dir holds checkpoint files that cannot be read (they are renamed *.unreadable).</summary>
     public bool IgnoreUnreadableData { get; set; }
-    /// <summary>Log every write to the append-only file, replayed at start after the checkpoint.</summary>
+    /// <summary>Log every write to the append-only file, replayed at start after the checkpoint (CONFIG SET appendonly
+    /// changes it at run time, through Persistence.AofSwitch).</summary>
     public bool Aof { get; set; }
     public Persistence.AofFsync AofFsync { get; set; } = Persistence.AofFsync.EverySec;
+    /// <summary>protected-mode: without a password, serve only clients from the loopback interface (Clients/ProtectedMode).</summary>
+    public volatile bool ProtectedMode = true;
+    /// <summary>The config file the options were read from (--config), or null; INFO's config_file.</summary>
+    public string? ConfigFile { get; set; }
     /// <summary>Seconds between log compactions (0: only on COMPACT).</summary>
     public int CompactionIntervalSeconds { get; set; } = 60;
     /// <summary>log2 of the size of a log segment file (the unit in which disk space is given back); not a user option.</summary>

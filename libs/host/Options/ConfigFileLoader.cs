@@ -84,7 +84,7 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval"];
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "protected-mode"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
@@ -114,6 +114,7 @@ public static class ConfigFileLoader
             case "appendfsync": if (!redisConf) return false; o.AofFsync ??= value; return true;
             case "ignore-unreadable-data": if (redisConf) return false; o.IgnoreUnreadableData |= ParseBool("ignore-unreadable-data", value); return true;
             case "requirepass": o.RequirePass ??= value; return true;
+            case "protected-mode": o.ProtectedMode ??= value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;
             case "maxclients": o.MaxClients ??= ParseInt("maxclients", value); return true;

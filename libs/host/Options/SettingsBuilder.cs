@@ -76,6 +76,13 @@ public static class SettingsBuilder
             "no" => Garnet.server.Persistence.AofFsync.No,
             _ => throw Invalid("aof-fsync", o.AofFsync, "always, everysec or no"),
         };
+        s.ProtectedMode = (o.ProtectedMode ?? "yes").ToLowerInvariant() switch
+        {
+            "yes" or "true" or "1" => true,
+            "no" or "false" or "0" => false,
+            _ => throw Invalid("protected-mode", o.ProtectedMode, "yes or no"),
+        };
+        s.ConfigFile = o.ConfigFile is null ? null : Path.GetFullPath(o.ConfigFile);
         s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
         return s;
     }

@@ -46,6 +46,7 @@ public static class BitFieldCommands
         bool writes = array.Any(o => o.Op != BitFieldOp.Get);
         var input = new StringInput { Op = StringOp.BitField, Extra = array };
         var st = writes ? s.Storage.Rmw(s.Arg(1), ref input) : s.Storage.Read(s.Arg(1), ref input);
+        if (!writes) s.CountKeyLookup(st.IsFound()); // only GETs: Redis reads the key as a read (lookupKeyRead)
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
         // A missing key reads as zeros.
         var replies = s.Storage.Result.Replies ?? Storage.BitField.Apply(Array.Empty<byte>(), array, write: false);

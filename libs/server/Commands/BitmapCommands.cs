@@ -33,6 +33,7 @@ public static class BitmapCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset) || offset < 0 || offset > MaxBitOffset) { s.WriteError(BadOffset); return; }
         var input = new StringInput { Op = StringOp.GetBit, Number = offset };
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (Error(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -65,6 +66,7 @@ public static class BitmapCommands
         var input = new StringInput { Op = StringOp.BitCount };
         if (!Range(s, 2, endOptional: false, ref input)) return;
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (Error(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -76,6 +78,7 @@ public static class BitmapCommands
         var input = new StringInput { Op = StringOp.BitPos, Flags = (byte)(b[0] == '1' ? BitFlags.Bit : 0) };
         if (!Range(s, 3, endOptional: true, ref input)) return;
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (Error(s)) return;
         // A missing key is an empty string: no 1 anywhere, and the first 0 is at position 0.
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : (b[0] == '1' ? -1 : 0));
@@ -91,6 +94,7 @@ public static class BitmapCommands
         {
             var input = new StringInput { Op = StringOp.Copy };
             var st = s.Storage.Read(s.Arg(i), ref input);
+            s.CountKeyLookup(st.IsFound());
             if (Error(s)) return;
             sources.Add(st.IsFound() ? s.Storage.Result.Old ?? [] : []);
         }

@@ -196,6 +196,5 @@ public static class CommandCommands
         "DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
         "    If no command names are given, documentation details for all", "    commands are returned.",
         "GETKEYS <full-command>", "    Return the keys from a full Redis command.",
-        "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "    Return a list of all commands in this Redis server.",
     ]);
 }

@@ -165,6 +165,11 @@ public sealed class CommandTable
             Subcommands =
             [
                 new() { Name = "usage", Arity = -3, Flags = ReadOnly, Keys = new KeyRange(2, 2, 1), Since = "4.0.0", Summary = "Estimates the memory usage of a key.", Complexity = "O(N) where N is the number of samples.", Handler = ObjectCommands.MemoryUsage },
+                new() { Name = "stats", Arity = 2, Since = "4.0.0", Summary = "Returns details about memory usage.", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = MemoryCommands.Stats },
+                new() { Name = "doctor", Arity = 2, Since = "4.0.0", Summary = "Outputs a memory problems report.", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = MemoryCommands.Doctor },
+                new() { Name = "malloc-stats", Arity = 2, Since = "4.0.0", Summary = "Returns the allocator statistics.", Complexity = "Depends on how much memory is allocated, could be slow", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = MemoryCommands.MallocStats },
+                new() { Name = "purge", Arity = 2, Since = "4.0.0", Summary = "Asks the allocator to release memory.", Complexity = "Depends on how much memory is allocated, could be slow", Tips = ["request_policy:all_shards", "response_policy:all_succeeded"], Handler = MemoryCommands.Purge },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "4.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = MemoryCommands.Help },
             ],
         };
         yield return new() { Name = "keys", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace | A.Dangerous, Group = "generic", Since = "1.0.0", Summary = "Returns all key names that match a pattern.", Tips = ["request_policy:all_shards", "nondeterministic_output_order"], Handler = KeyCommands.Keys };
@@ -190,6 +195,7 @@ public sealed class CommandTable
             [
                 new() { Name = "get", Arity = -3, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Returns the effective values of configuration parameters.", Complexity = "O(N) when N is the number of configuration parameters provided", Handler = ConfigCommands.Get },
                 new() { Name = "set", Arity = -4, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Sets configuration parameters in-flight.", Complexity = "O(N) when N is the number of configuration parameters provided", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ConfigCommands.Set },
+                new() { Name = "rewrite", Arity = 2, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.0", Summary = "Persists the effective configuration to file.", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ConfigCommands.Rewrite },
                 new() { Name = "resetstat", Arity = 2, Flags = Admin | connFlags, Since = "2.0.0", Summary = "Resets the server's statistics.", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = ConfigCommands.ResetStat },
                 new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = ConfigCommands.Help },
             ],

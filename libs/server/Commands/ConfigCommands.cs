@@ -1,4 +1,4 @@
-// CONFIG GET / SET / RESETSTAT / HELP.
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP.
 using Garnet.server.Config;
 using Garnet.server.Session;
 using Garnet.server.Util;
@@ -20,7 +20,7 @@ public static class ConfigCommands
         foreach (var p in found)
         {
             s.Writer.WriteBulkString(p.Name);
-            s.Writer.WriteBulkString(p.Get(s.Settings));
+            s.Writer.WriteBulkString(p.Get(s.Server));
         }
     }
 
@@ -28,7 +28,7 @@ public static class ConfigCommands
     {
         if ((s.Argc - 2) % 2 != 0)
         {
-            s.WriteError("ERR wrong number of arguments for 'config|set' command");
+            s.WriteError("ERR syntax error"); // as Redis: a name without a value
             return;
         }
         var seen = new List<ConfigParameter>();
@@ -42,7 +42,7 @@ public static class ConfigCommands
             if (seen.Contains(p)) { failedArg ??= name; error ??= "duplicate parameter"; continue; }
             seen.Add(p);
             if (p.Prepare is null) { failedArg ??= name; error ??= "can't set immutable config"; continue; }
-            var (apply, err) = p.Prepare(s.Settings, s.ArgString(i + 1));
+            var (apply, err) = p.Prepare(s.Server, s.ArgString(i + 1));
             if (apply is null) { failedArg ??= p.Name; error ??= err; continue; }
             changes.Add(apply);
         }
@@ -54,8 +54,15 @@ public static class ConfigCommands
 
     public static void ResetStat(RespServerSession s)
     {
-        s.Server.Stats.Reset();
+        s.Server.Stats.Reset(s.Server.Store.ExpiredKeys);
         s.Writer.WriteOk();
+    }
+
+    /// <summary>CONFIG REWRITE: the changes made with CONFIG SET are not written back to a file (see docs/configuration.md).</summary>
+    public static void Rewrite(RespServerSession s)
+    {
+        if (s.Settings.ConfigFile is null) { s.WriteError("ERR The server is running without a config file"); return; }
+        s.WriteError("ERR Rewriting config file: not supported by this server (CONFIG SET changes last until restart)");
     }
 
     public static void Help(RespServerSession s) => HelpText.Write(s, "CONFIG",
@@ -63,5 +70,6 @@ public static class ConfigCommands
         "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
         "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
         "RESETSTAT", "    Reset statistics reported by the INFO command.",
+        "REWRITE", "    Rewrite the configuration file.",
     ]);
 }

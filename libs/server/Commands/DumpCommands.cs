@@ -12,6 +12,7 @@ public static class DumpCommands
     {
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
         if (!st.IsFound()) { s.Writer.WriteNull(); return; }
         s.Writer.WriteBulkString(DumpFormat.Dump(s.Storage.Result.Old!));

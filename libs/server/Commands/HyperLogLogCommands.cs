@@ -31,6 +31,7 @@ public static class HyperLogLogCommands
         expiration = 0;
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(key, ref input);
+        s.CountKeyLookup(st.IsFound()); // PFCOUNT and PFMERGE read every key as a read (lookupKeyRead)
         if (s.Storage.Result.Error is not null) { s.WriteError(HyperLogLog.NotHll); return false; }
         if (!st.IsFound()) return true;
         expiration = s.Storage.Result.Number;

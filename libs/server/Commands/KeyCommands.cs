@@ -30,11 +30,21 @@ public static class KeyCommands
     private static void CountExisting(RespServerSession s, bool touch)
     {
         long n = 0;
-        for (int i = 1; i < s.Argc; i++) if (Exists(s, s.Arg(i), touch: touch)) n++;
+        for (int i = 1; i < s.Argc; i++)
+        {
+            bool found = Exists(s, s.Arg(i), touch: touch);
+            s.CountKeyLookup(found);
+            if (found) n++;
+        }
         s.Writer.WriteInteger(n);
     }
 
-    public static void Type(RespServerSession s) => s.Writer.WriteSimpleString(Exists(s, s.Arg(1)) ? "string" : "none");
+    public static void Type(RespServerSession s)
+    {
+        bool found = Exists(s, s.Arg(1));
+        s.CountKeyLookup(found);
+        s.Writer.WriteSimpleString(found ? "string" : "none");
+    }
 
     public static void Expire(RespServerSession s) => ExpireCore(s, seconds: true, absolute: false, "expire");
     public static void PExpire(RespServerSession s) => ExpireCore(s, seconds: false, absolute: false, "pexpire");
@@ -86,7 +96,9 @@ public static class KeyCommands
     private static void TtlCore(RespServerSession s, Func<long, long> convert)
     {
         var input = new StringInput { Op = StringOp.Ttl };
-        if (!s.Storage.Read(s.Arg(1), ref input).IsFound()) { s.Writer.WriteInteger(-2); return; }
+        bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
+        s.CountKeyLookup(found);
+        if (!found) { s.Writer.WriteInteger(-2); return; }
         long at = s.Storage.Result.Number;
         s.Writer.WriteInteger(at == 0 ? -1 : Math.Max(0, convert(at)));
     }
@@ -144,6 +156,7 @@ public static class KeyCommands
         }
         if (db == s.Database && s.Arg(1).SequenceEqual(s.Arg(2))) { s.WriteError("ERR source and destination objects are the same"); return; }
         var value = Fetch(s, s.Arg(1), out long expiration);
+        s.CountKeyLookup(value is not null); // Redis reads COPY's source as a read (lookupKeyRead)
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
         s.Storage.Upsert(s.Arg(2), value, expiration, db);

@@ -12,10 +12,13 @@ namespace Garnet.server.Commands;
 
 public static class ObjectCommands
 {
-    private static bool Lookup(RespServerSession s, ReadOnlySpan<byte> key)
+    /// <summary>Reads key's figures; OBJECT counts it as a key lookup (INFO keyspace_hits/misses), MEMORY USAGE does not (as Redis).</summary>
+    private static bool Lookup(RespServerSession s, ReadOnlySpan<byte> key, bool countLookup = true)
     {
         var input = new StringInput { Op = StringOp.Usage };
-        return s.Storage.Read(key, ref input).IsFound();
+        bool found = s.Storage.Read(key, ref input).IsFound();
+        if (countLookup) s.CountKeyLookup(found);
+        return found;
     }
 
     public static void Encoding(RespServerSession s)
@@ -69,7 +72,7 @@ public static class ObjectCommands
             }
             else { s.WriteError("ERR syntax error"); return; }
         }
-        if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
+        if (!Lookup(s, s.Arg(2), countLookup: false)) { s.Writer.WriteNull(); return; }
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 }

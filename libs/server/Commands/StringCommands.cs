@@ -27,6 +27,7 @@ public static class StringCommands
     private static void RmwReplyingOld(RespServerSession s, ref StringInput input)
     {
         s.Storage.Rmw(s.Arg(1), ref input);
+        s.CountKeyLookup(s.Storage.Result.Old is not null);
         if (ReportError(s)) return;
         if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
         else s.Writer.WriteNull();
@@ -44,14 +45,18 @@ public static class StringCommands
     {
         var input = Input(s, StringOp.Get);
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteNull();
     }
 
-    public static void StrLen(RespServerSession s)
+    public static void StrLen(RespServerSession s) => StrLen(s, countLookup: true);
+
+    private static void StrLen(RespServerSession s, bool countLookup)
     {
         var input = Input(s, StringOp.StrLen);
         var st = s.Storage.Read(s.Arg(1), ref input);
+        if (countLookup) s.CountKeyLookup(st.IsFound());
         if (ReportError(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -67,6 +72,7 @@ public static class StringCommands
         input.Number = start;
         input.Number2 = end;
         var st = s.Storage.Read(s.Arg(1), ref input);
+        s.CountKeyLookup(st.IsFound());
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteBulkString(""u8);
     }
@@ -134,6 +140,7 @@ public static class StringCommands
         input.Flags = (byte)flags;
         input.Number = at;
         var status = st.Rmw(s.Arg(1), ref input);
+        if ((flags & SetFlags.Get) != 0) s.CountKeyLookup(st.Result.Old is not null);
         if (ReportError(s)) return;
         bool written = (status & (Status.Created | Status.InPlaceUpdated | Status.CopyUpdated)) != 0;
         if ((flags & SetFlags.Get) != 0)
@@ -209,7 +216,9 @@ public static class StringCommands
         {
             // As Redis: syntax first, then the key (missing: nil), then the expire value.
             var exists = Input(s, StringOp.Exists);
-            if (s.Storage.Read(s.Arg(1), ref exists).IsFound()) s.WriteError(expireError);
+            bool found = s.Storage.Read(s.Arg(1), ref exists).IsFound();
+            s.CountKeyLookup(found);
+            if (found) s.WriteError(expireError);
             else s.Writer.WriteNull();
             return;
         }
@@ -226,6 +235,7 @@ public static class StringCommands
         {
             var input = Input(s, StringOp.Get);
             var st = s.Storage.Read(s.Arg(i), ref input);
+            s.CountKeyLookup(st.IsFound());
             if (s.Storage.Result.Error is not null || !st.IsFound()) s.Writer.WriteNull(); // wrong type reads as nil
         }
     }
@@ -261,7 +271,7 @@ public static class StringCommands
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset)) { s.WriteError(NotInteger); return; }
         if (offset < 0) { s.WriteError("ERR offset is out of range"); return; }
-        if (s.Arg(3).Length == 0) { StrLen(s); return; } // nothing to write: Redis answers the current length
+        if (s.Arg(3).Length == 0) { StrLen(s, countLookup: false); return; } // nothing to write: Redis answers the current length
         if (offset > StringFunctions.MaxValueLength - s.Arg(3).Length) { s.WriteError(StringFunctions.TooBig); return; }
         var input = Input(s, StringOp.SetRange, 3);
         input.Number = offset;

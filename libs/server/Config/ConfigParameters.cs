@@ -1,84 +1,194 @@
-// ConfigParameters: the parameters CONFIG GET / CONFIG SET know, with Redis's names and value forms.
+// ConfigParameters: the parameters CONFIG GET / CONFIG SET know, with Redis's names and value forms. A value is always
+// what is in force now (read from ServerSettings or the running parts of the server, never a copy).
 // Invariants:
 //  - Prepare validates a value without changing anything and returns the change to apply, so CONFIG SET
 //    of several parameters is all-or-nothing.
-//  - A parameter without Prepare is immutable at run time (set it at start-up with an option).
+//  - A parameter without Prepare is immutable at run time (set it at start-up with an option, where one exists).
+//  - Parameters for features this server does not have are listed only where their value truthfully describes
+//    what it does (e.g. notify-keyspace-events "": no notifications are sent); they are immutable.
 using System.Globalization;
 using Garnet.common.Resp;
 using Garnet.common.Util;
+using Garnet.server.Persistence;
 
 namespace Garnet.server.Config;
 
 public sealed class ConfigParameter
 {
     public required string Name { get; init; }
-    public required Func<ServerSettings, string> Get { get; init; }
+    public required Func<RespServer, string> Get { get; init; }
     /// <summary>Validates a new value; returns the change to apply, or an error text (Redis's wording).</summary>
-    public Func<ServerSettings, string, (Action? apply, string? error)>? Prepare { get; init; }
+    public Func<RespServer, string, (Action? apply, string? error)>? Prepare { get; init; }
 }
 
 public static class ConfigParameters
 {
+    private static string Int(long n) => n.ToString(CultureInfo.InvariantCulture);
+    private static string YesNo(bool b) => b ? "yes" : "no";
+    private static ConfigParameter Fixed(string name, string value) => new() { Name = name, Get = _ => value };
+
     public static readonly IReadOnlyList<ConfigParameter> All =
     [
-        new() { Name = "bind", Get = s => string.Join(' ', s.Bind) },
-        new() { Name = "port", Get = s => s.Port.ToString(CultureInfo.InvariantCulture) },
-        new() { Name = "maxmemory", Get = s => s.MemoryBytes.ToString(CultureInfo.InvariantCulture) },
-        new() { Name = "dir", Get = s => Path.GetFullPath(s.Dir) },
-        new() { Name = "databases", Get = s => s.Databases.ToString(CultureInfo.InvariantCulture) },
+        // network
+        new() { Name = "bind", Get = s => string.Join(' ', s.Settings.Bind) },
+        new() { Name = "port", Get = s => Int(s.EndPoints.Count > 0 ? s.EndPoints[0].Port : s.Settings.Port) },
         new()
         {
-            Name = "requirepass", Get = s => s.RequirePass ?? "",
-            Prepare = (s, v) => (() => s.RequirePass = v.Length == 0 ? null : v, null),
+            Name = "protected-mode", Get = s => YesNo(s.Settings.ProtectedMode),
+            Prepare = (s, v) => Bool(v, b => s.Settings.ProtectedMode = b),
+        },
+        Fixed("tcp-backlog", "511"),
+        Fixed("tcp-keepalive", "0"),
+        Fixed("unixsocket", ""),
+        Fixed("unixsocketperm", "0"),
+        Fixed("tls-port", "0"),
+        new()
+        {
+            Name = "timeout", Get = s => Int(s.Settings.IdleTimeoutSeconds),
+            Prepare = (s, v) => IntegerValue(v, 0, int.MaxValue, n => s.Settings.IdleTimeoutSeconds = (int)n),
         },
         new()
         {
-            Name = "loglevel", Get = s => s.LogLevel,
+            Name = "maxclients", Get = s => Int(s.Settings.MaxClients),
+            Prepare = (s, v) => IntegerValue(v, 1, int.MaxValue, n => s.Settings.MaxClients = (int)n),
+        },
+        // general
+        Fixed("daemonize", "no"),
+        Fixed("supervised", "no"),
+        Fixed("pidfile", ""),
+        Fixed("logfile", ""),
+        new()
+        {
+            Name = "loglevel", Get = s => s.Settings.LogLevel,
             Prepare = (s, v) =>
             {
                 var level = v.ToLowerInvariant();
                 if (!LogLevels.Contains(level)) return (null, "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
-                return (() => { s.LogLevel = level; s.LogLevelChanged?.Invoke(level); }, null);
+                return (() => { s.Settings.LogLevel = level; s.Settings.LogLevelChanged?.Invoke(level); }, null);
+            },
+        },
+        new() { Name = "databases", Get = s => Int(s.Settings.Databases) },
+        Fixed("hz", "10"),
+        Fixed("dynamic-hz", "no"),
+        Fixed("cluster-enabled", "no"),
+        Fixed("notify-keyspace-events", ""),
+        Fixed("latency-tracking", "no"),
+        // security
+        new()
+        {
+            Name = "requirepass", Get = s => s.Settings.RequirePass ?? "",
+            Prepare = (s, v) => (() => s.Settings.RequirePass = v.Length == 0 ? null : v, null),
+        },
+        // memory
+        new()
+        {
+            Name = "maxmemory", Get = s => Int(s.Settings.MemoryBytes),
+            Prepare = (s, v) =>
+            {
+                // The engine can lower its budget at run time (pages beyond it are flushed and freed as new ones are
+                // needed), but not raise it beyond the page frames it was started with.
+                long startBudget = s.Store.Store.Settings.MemoryBytes;
+                return MemoryValue(v, 1024 * 1024, startBudget, n =>
+                {
+                    s.Store.Store.Log.MemoryBudget = n;
+                    s.Settings.MemoryBytes = n;
+                });
             },
         },
         new()
         {
-            Name = "proto-max-bulk-len", Get = s => s.Limits.ProtoMaxBulkLen.ToString(CultureInfo.InvariantCulture),
-            Prepare = (s, v) => MemoryValue(v, 1024 * 1024, RespLimits.AbsoluteMaxBuffer - 2, n => s.Limits.ProtoMaxBulkLen = n),
+            // The store never evicts: what does not fit in memory is kept on disk (docs/storage.md).
+            Name = "maxmemory-policy", Get = _ => "noeviction",
+            Prepare = (_, v) => v.Equals("noeviction", StringComparison.OrdinalIgnoreCase)
+                ? (() => { }, null) : (null, "argument(s) must be one of the following: noeviction"),
+        },
+        // limits
+        new()
+        {
+            Name = "proto-max-bulk-len", Get = s => Int(s.Settings.Limits.ProtoMaxBulkLen),
+            Prepare = (s, v) => MemoryValue(v, 1024 * 1024, RespLimits.AbsoluteMaxBuffer - 2, n => s.Settings.Limits.ProtoMaxBulkLen = n),
         },
         new()
         {
-            Name = "client-query-buffer-limit", Get = s => s.Limits.QueryBufferLimit.ToString(CultureInfo.InvariantCulture),
-            Prepare = (s, v) => MemoryValue(v, 1024 * 1024, RespLimits.AbsoluteMaxBuffer - 1, n => s.Limits.QueryBufferLimit = n),
-        },
-        new()
-        {
-            Name = "maxclients", Get = s => s.MaxClients.ToString(CultureInfo.InvariantCulture),
-            Prepare = (s, v) => IntegerValue(v, 1, int.MaxValue, n => s.MaxClients = (int)n),
-        },
-        new()
-        {
-            Name = "timeout", Get = s => s.IdleTimeoutSeconds.ToString(CultureInfo.InvariantCulture),
-            Prepare = (s, v) => IntegerValue(v, 0, int.MaxValue, n => s.IdleTimeoutSeconds = (int)n),
+            Name = "client-query-buffer-limit", Get = s => Int(s.Settings.Limits.QueryBufferLimit),
+            Prepare = (s, v) => MemoryValue(v, 1024 * 1024, RespLimits.AbsoluteMaxBuffer - 1, n => s.Settings.Limits.QueryBufferLimit = n),
         },
         new()
         {
             Name = "client-output-buffer-limit",
             // Only the normal class's hard limit is enforced (replies are sent as they are produced, so a soft limit
             // has nothing to measure); replica and pubsub show Redis's defaults until those client kinds exist.
-            Get = s => FormattableString.Invariant($"normal {s.OutputBufferHardLimit} 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+            Get = s => FormattableString.Invariant($"normal {s.Settings.OutputBufferHardLimit} 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
             Prepare = (s, v) =>
             {
                 if (!TryParseOutputBufferLimit(v, out var hard, out _, out _, out var err)) return (null, err);
-                return (hard < 0 ? () => { } : () => s.OutputBufferHardLimit = hard, null);
+                return (hard < 0 ? () => { } : () => s.Settings.OutputBufferHardLimit = hard, null);
             },
         },
+        // persistence
+        new() { Name = "dir", Get = s => Path.GetFullPath(s.Settings.Dir) },
+        new()
+        {
+            // Checkpoints are numbered: the newest one's name (or the next one's, before the first).
+            Name = "dbfilename",
+            Get = s => Checkpointer.Existing(s.Settings.Dir).Select(f => Path.GetFileName(f.path)).FirstOrDefault() ?? Checkpointer.FilePrefix + "1" + Checkpointer.FileSuffix,
+        },
+        new()
+        {
+            Name = "save", Get = s => SaveRules.Format(s.Checkpoints.Rules),
+            Prepare = (s, v) =>
+            {
+                var rules = SaveRules.Parse(v);
+                if (rules is null) return (null, "Invalid save parameters");
+                return (() => { s.Settings.SaveRules = rules; s.Checkpoints.Rules = rules; }, null);
+            },
+        },
+        Fixed("rdbcompression", "no"),
+        Fixed("rdbchecksum", "yes"),
+        Fixed("stop-writes-on-bgsave-error", "no"),
+        new()
+        {
+            Name = "appendonly", Get = s => YesNo(s.Aof is not null),
+            Prepare = (s, v) => Bool(v, on => { if (on) AofSwitch.Enable(s); else AofSwitch.Disable(s); }),
+        },
+        new()
+        {
+            Name = "appendfsync", Get = s => FsyncName(s.Settings.AofFsync),
+            Prepare = (s, v) =>
+            {
+                AofFsync? policy = v.ToLowerInvariant() switch
+                {
+                    "always" => AofFsync.Always,
+                    "everysec" => AofFsync.EverySec,
+                    "no" => AofFsync.No,
+                    _ => null,
+                };
+                if (policy is not { } p) return (null, "argument(s) must be one of the following: always, everysec, no");
+                return (() =>
+                {
+                    s.Settings.AofFsync = p;
+                    if (s.Aof is { } aof) aof.Policy = p;
+                }, null);
+            },
+        },
+        // this server's own parameters (not in Redis)
+        new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
+        new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
     ];
 
     public static readonly string[] LogLevels = ["debug", "verbose", "notice", "warning", "nothing"];
 
+    public static string FsyncName(AofFsync p) => p switch { AofFsync.Always => "always", AofFsync.No => "no", _ => "everysec" };
+
     public static ConfigParameter? Find(string name) =>
         All.FirstOrDefault(p => p.Name.Equals(name, StringComparison.OrdinalIgnoreCase));
+
+    private static (Action?, string?) Bool(string v, Action<bool> set) => v.ToLowerInvariant() switch
+    {
+        "yes" => (() => set(true), null),
+        "no" => (() => set(false), null),
+        _ => (null, "argument must be 'yes' or 'no'"),
+    };
 
     private static (Action?, string?) MemoryValue(string v, long min, long max, Action<long> set)
     {

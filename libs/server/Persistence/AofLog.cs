@@ -45,17 +45,22 @@ public sealed class AofLog : IDisposable
     private long _lastFsyncMs = Environment.TickCount64;
     private volatile bool _forceSync;
 
-    public AofLog(string dir, long firstSequence, AofFsync policy, ILogger logger)
+    /// <summary>startLsn: where positions continue from (a log that replaces another at run time continues its positions, so
+    /// a connection still holding a position of the old log never waits on the new one).</summary>
+    public AofLog(string dir, long firstSequence, AofFsync policy, ILogger logger, long startLsn = 0)
     {
         _dir = Path.GetFullPath(dir);
         _seq = firstSequence;
-        Policy = policy;
+        _policy = policy;
+        _appendLsn = _durableLsn = _writtenLsn = startLsn;
         _logger = logger;
         _flusher = new Thread(FlushLoop) { IsBackground = true, Name = "aof-flusher" };
         _flusher.Start();
     }
 
-    public AofFsync Policy { get; }
+    private volatile AofFsync _policy;
+    /// <summary>The fsync policy (CONFIG SET appendfsync changes it; the flusher uses the new one from its next round).</summary>
+    public AofFsync Policy { get => _policy; set { _policy = value; _wake.Set(); } }
     public long DurableLsn => Interlocked.Read(ref _durableLsn);
     public long AppendedLsn { get { lock (_appendLock) return _appendLsn; } }
     public long CurrentSequence { get { lock (_appendLock) return _seq; } }

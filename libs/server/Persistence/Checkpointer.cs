@@ -71,6 +71,14 @@ public sealed class Checkpointer : IDisposable
     public long LastKeys { get; private set; }
     public long LastBytes { get; private set; }
     public string? LastFile { get; private set; }
+    /// <summary>The running checkpoint started with the AOF on (it rotates and trims the AOF: INFO's AOF rewrite).</summary>
+    public bool CurrentIsAofRewrite { get; private set; }
+    public long AofRewrites { get; private set; }
+    public bool LastAofRewriteOk { get; private set; } = true;
+    public long AofRewriteConsecutiveFailures { get; private set; }
+    public long LastAofRewriteSeconds { get; private set; } = -1;
+    /// <summary>A checkpoint is scheduled to start after the running one (BGSAVE SCHEDULE, BGREWRITEAOF).</summary>
+    public bool Scheduled => Volatile.Read(ref _scheduled) != 0;
     public long ChangesSinceLastSave => _writesTotal() - Interlocked.Read(ref _writesAtLastSave);
 
 
@@ -98,6 +106,7 @@ public sealed class Checkpointer : IDisposable
     {
         Volatile.Write(ref _running, 1);
         CurrentReason = reason;
+        bool rewrite = CurrentIsAofRewrite = Aof is not null; // with the AOF on, a checkpoint is also the AOF's rewrite
         long started = Environment.TickCount64;
         CurrentStartUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         Interlocked.Exchange(ref _lastAttemptMs, started);
@@ -105,10 +114,12 @@ public sealed class Checkpointer : IDisposable
         {
             await WriteCheckpointAsync(reason).ConfigureAwait(false);
             LastSaveOk = true;
+            if (rewrite) { AofRewrites++; LastAofRewriteOk = true; AofRewriteConsecutiveFailures = 0; }
         }
         catch (Exception ex)
         {
             LastSaveOk = false;
+            if (rewrite) { LastAofRewriteOk = false; AofRewriteConsecutiveFailures++; }
             // One line (the disk being full is an operator's matter, not a bug); the stack trace at debug level.
             _logger.LogError("Checkpoint ({Reason}) failed: {Error}", reason, ex.GetBaseException().Message);
             _logger.LogDebug(ex, "Checkpoint ({Reason}) failed", reason);
@@ -117,6 +128,8 @@ public sealed class Checkpointer : IDisposable
         finally
         {
             LastDurationSeconds = (Environment.TickCount64 - started) / 1000;
+            if (rewrite) LastAofRewriteSeconds = LastDurationSeconds;
+            CurrentIsAofRewrite = false;
             CurrentStartUnixSeconds = -1;
             CurrentReason = null;
             Volatile.Write(ref _running, 0);
@@ -168,16 +181,24 @@ public sealed class Checkpointer : IDisposable
         var locks = _host.Locks;
         int[] mapping;
         long writesAtCut;
-        long aofSequence = 0;
+        long aofSequence;
+        AofLog? aof;
         SnapshotPoint cut;
         KeyIterator? iterator = null;
+        // Listed before the locks (to keep the pause short): a log installed after this listing is installed before the
+        // cut (seen below) or after it (its first file is numbered above every file listed here).
+        long afterExisting = AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
         locks.EnterAll();
         bool locked = true;
         try
         {
             mapping = _host.DatabaseMapping();
             writesAtCut = _writesTotal();
-            if (Aof is not null) aofSequence = Aof.Rotate(); // writes after the cut go to the new file
+            // Read once, under the locks: CONFIG SET appendonly swaps the log under the same locks, so the cut is wholly
+            // before or after a switch. Without an AOF: the files present (from a run with --aof, or before appendonly
+            // was turned off) are older than this checkpoint.
+            aof = Aof;
+            aofSequence = aof is not null ? aof.Rotate() : afterExisting; // with an AOF, writes after the cut go to a new file
             cut = await store.TakeSnapshotPointAsync(point =>
             {
                 // Registered before anything can run again: while it is, no segment below the cut is reclaimed and no
@@ -211,8 +232,6 @@ public sealed class Checkpointer : IDisposable
                 writer.WriteAux("ctime", cut.Time.ToUnixTimeSeconds().ToString());
                 writer.WriteAux("aof-base", "0");
                 writer.WriteAux(CutTimeAux, cutMs.ToString());
-                // Without an AOF: the AOF files present (from a run with --aof) are older than this checkpoint.
-                if (Aof is null) aofSequence = AofLog.Existing(_dir).Select(f => f.sequence).DefaultIfEmpty(0).Max() + 1;
                 writer.WriteAux(AofSequenceAux, aofSequence.ToString());
                 using (var it = iterator!)
                 {
@@ -249,11 +268,11 @@ public sealed class Checkpointer : IDisposable
             try { File.Delete(old); }
             catch (Exception ex) { _logger.LogWarning("Could not delete the old checkpoint {File}: {Error}", old, ex.Message); }
         }
-        if (Aof is not null)
+        if (aof is not null)
         {
             // Keep the AOF files every kept checkpoint needs (the oldest one is the fallback when the newest is unreadable).
             long oldestNeeded = kept.Take(Keep).Select(k => RdbFileReader.ReadAux(k.path).TryGetValue(AofSequenceAux, out var v) && long.TryParse(v, out long n) ? n : 0).Min();
-            if (oldestNeeded > 0) Aof.DeleteBefore(oldestNeeded);
+            if (oldestNeeded > 0) aof.DeleteBefore(oldestNeeded);
         }
         Interlocked.Exchange(ref _writesAtLastSave, writesAtCut);
         LastSaveUnixSeconds = cut.Time.ToUnixTimeSeconds();

@@ -71,6 +71,16 @@ public sealed class RespServerSession : IRequestHandler
     public long ErrorReplies => Volatile.Read(ref _errors);
     public long NetInputBytes => _connection.BytesIn;
     public long NetOutputBytes => _connection.BytesOut;
+    private long _keyspaceHits, _keyspaceMisses;
+    public long KeyspaceHits => Volatile.Read(ref _keyspaceHits);
+    public long KeyspaceMisses => Volatile.Read(ref _keyspaceMisses);
+
+    /// <summary>A read of a key's value (Redis's lookupKeyRead: GET, EXISTS, TTL, ...): INFO's keyspace_hits / misses.</summary>
+    public void CountKeyLookup(bool hit)
+    {
+        if (hit) _keyspaceHits++;
+        else _keyspaceMisses++;
+    }
 
     // ---- arguments of the running command ----
     /// <summary>Number of arguments including the command name.</summary>
@@ -196,6 +206,7 @@ public sealed class RespServerSession : IRequestHandler
     public void WriteError(string message)
     {
         _errors++;
+        Server.Stats.Errors.Count(message);
         Writer.WriteError(message);
     }
 
@@ -362,7 +373,7 @@ public sealed class RespServerSession : IRequestHandler
     public void OnClosed()
     {
         Server.Clients.Remove(this);
-        Server.Stats.Retire(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, WritesApplied);
+        Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();
         Writer.Dispose();
     }
