@@ -54,10 +54,12 @@ builder.Services.AddHostedService(sp => new GarnetHostedService(
     sp.GetRequiredService<ILogger<GarnetHostedService>>(),
     ignored));
 
-using var host = builder.Build();
-host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => hostStarted = true);
+IHost? host = null;
 try
 {
+    // Building the host builds the server (recovery, the data directory lock): its failures are start-up failures too.
+    host = builder.Build();
+    host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() => hostStarted = true);
     await host.RunAsync();
 }
 catch (Exception ex) when (!hostStarted)
@@ -67,6 +69,7 @@ catch (Exception ex) when (!hostStarted)
     if (settings.LogLevel == "debug") Console.Error.WriteLine(ex);
     return 1;
 }
+finally { host?.Dispose(); }
 return 0;
 
 sealed class GarnetHostedService(GarnetServer server, ILogger<GarnetHostedService> logger, List<string> ignoredConfig) : IHostedService
