@@ -53,7 +53,15 @@ public sealed class LogCompaction : IDisposable
         {
             long dropped = await _host.Store.DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
             _host.CountExpired(dropped);
-            if (dropped > 0) await _host.Store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
+            long reclaimed = dropped > 0 ? await _host.Store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
+            if (dropped > 0) _logger.LogDebug("Expiry sweep: {Dropped} expired keys on disk dropped, {Bytes} bytes of log reclaimed", dropped, reclaimed);
+            // The oldest segment still holds something the sweep cannot drop (an expired key with older versions, a record
+            // behind another chain head): a compaction run now clears it, so expired data does not pin the disk.
+            if (dropped > 0 && reclaimed == 0 && _interval > TimeSpan.Zero)
+            {
+                Volatile.Write(ref _tailAtLastRun, -1);
+                Volatile.Write(ref _nextRunMs, Math.Min(Volatile.Read(ref _nextRunMs), Environment.TickCount64));
+            }
         }
         catch (OperationCanceledException) { }
         catch (Exception ex) { _logger.LogWarning("Expiry sweep of the on-disk log failed: {Error}", ex.GetBaseException().Message); }

@@ -19,10 +19,11 @@ public class FullDiskTests
     [CancelAfter(240_000)]
     public void WritesRefusedWhileFullRecoverWhenSpaceReturnsAndNothingAcknowledgedIsLost(bool aof)
     {
-        // Our log and a checkpoint each hold the data on disk, so the space given back must fit both (see persistence.md).
-        using var disk = new SmallDisk(100);
+        // The log and the checkpoints (the newest is kept until the next one is durable) each hold the data on disk, so the
+        // space given back must fit the log and two checkpoints: about three times the data (see persistence.md).
+        using var disk = new SmallDisk(160);
         // The ballast stands for other files on the disk; deleting it gives back more than the data needs for its checkpoint.
-        string ballast = disk.Fill("ballast", 70L << 20);
+        string ballast = disk.Fill("ballast", 136L << 20);
         string dir = Path.Combine(disk.Path, "data");
         string args = $"--dir \"{dir}\" --memory 16mb --save \"1 1\" --compaction-interval 0" + (aof ? " --aof --aof-fsync everysec" : "");
         var acknowledged = new List<int>();
@@ -61,7 +62,7 @@ public class FullDiskTests
             Assert.That(reply.IsError, Is.False, "writes resume once space is back: " + reply.Text + "\n" + Tail(server.Output));
 
             server.Signal("TERM");
-            Assert.That(server.WaitForExit(TimeSpan.FromSeconds(90)), "exits once the checkpoint can be written");
+            Assert.That(server.WaitForExit(TimeSpan.FromSeconds(90)), "exits once the checkpoint can be written\n" + Tail(server.Output));
             Assert.That(server.ExitCode, Is.EqualTo(0));
             // One line per failure episode, not a stack trace per command.
             int stackLines = server.Output.Split('\n').Count(l => l.TrimStart().StartsWith("at "));
