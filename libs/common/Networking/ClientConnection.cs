@@ -5,14 +5,16 @@
 //  - No new bytes are read while replies are being sent, so a slow reader holds at most one flush
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
 //  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
-//    never holds more than the query buffer limit, and shrinks back once the connection is idle.
+//    never holds more than the query buffer limit, and shrinks back once the connection is idle. Buffers above
+//    LargeBuffers.PoolLimit are not pooled: they are dropped (and reported to MemoryReclaimer) when the connection
+//    goes idle or closes, also when it closes in the middle of a large request.
 //  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
 //    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
 //    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
-using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
 using Garnet.common.Resp;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking;
@@ -61,7 +63,7 @@ public sealed class ClientConnection
         _handler = handler;
         try
         {
-            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
             while (true)
             {
                 if (!MakeRoom()) break;
@@ -108,7 +110,7 @@ public sealed class ClientConnection
             try { _socket.Shutdown(SocketShutdown.Both); } catch { }
             _socket.Dispose();
             handler.Output.Reset(releaseBuffer: true);
-            if (_in.Data.Length > 0) ArrayPool<byte>.Shared.Return(_in.Data);
+            LargeBuffers.Return(_in.Data);
             _in.Data = Array.Empty<byte>();
             _in.Start = _in.End = 0;
             handler.OnClosed();
@@ -150,9 +152,9 @@ public sealed class ClientConnection
         if (hint > count && hint < size) size = Math.Max(hint, count + 1);
         size = Math.Min(size, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
         if (size <= count) return false;
-        var nb = ArrayPool<byte>.Shared.Rent((int)size);
+        var nb = LargeBuffers.Rent((int)size);
         _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
-        ArrayPool<byte>.Shared.Return(_in.Data);
+        LargeBuffers.Return(_in.Data);
         _in.Data = nb;
         _in.Start = 0;
         _in.End = count;
@@ -165,8 +167,8 @@ public sealed class ClientConnection
         _handler.OnIdle();
         if (_in.Data.Length > InitialReceiveSize * 4)
         {
-            ArrayPool<byte>.Shared.Return(_in.Data);
-            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+            LargeBuffers.Return(_in.Data);
+            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
         }
     }
 
