@@ -6,15 +6,15 @@ Each scenario starts a fresh server (ours: the built GarnetServer.dll; redis: re
 /proc/<pid>/status) before and after. Driven by scripts/memory-bench.sh; see docs/performance.md.
 
 Scenarios (names for --only):
-  checkpoint  load a checkpoint of COUNT values of 512 MB (plus small keys): RSS once loaded
-  overwrite   SET one 100 MB key repeatedly
+  checkpoint  load a checkpoint of COUNT values of 512 MB (plus small keys): RSS once loaded, then GETRANGE of each
+  overwrite   SET one 100 MB key repeatedly (--overwrite-mb)
   small-budget 2 MB values under --memory 64mb (Redis: maxmemory is not set, it keeps everything)
-  partial     clients send part of a 200 MB bulk string and disconnect, or complete it
+  partial     clients send 3/4 of a 200 MB bulk string and disconnect, or all of it (--partial-mb)
 """
 import argparse, os, shutil, socket, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DLL = os.path.join(ROOT, "main/GarnetServer/bin/Release/net10.0/GarnetServer.dll")
+DLL = os.environ.get("GARNET_DLL") or os.path.join(ROOT, "main/GarnetServer/bin/Release/net10.0/GarnetServer.dll")
 MB = 1 << 20
 
 
@@ -193,7 +193,7 @@ def scenario_overwrite(kind, args, workdir, port):
     srv.start()
     before = srv.mem()
     c = Conn(port)
-    v = value(100 * MB, "ow")
+    v = value(args.overwrite_mb * MB, "ow")
     peak = 0
     for i in range(args.repeat):
         v = f"ow{i:06d}".encode() + v[8:]
@@ -204,7 +204,7 @@ def scenario_overwrite(kind, args, workdir, port):
     c.close()
     after = settle(srv, args.settle)
     srv.stop()
-    print(f"  {kind:5} before: {fmt(before)}; after {args.repeat} SETs of 100 MiB: {fmt(m)} (max sampled {peak}); "
+    print(f"  {kind:5} before: {fmt(before)}; after {args.repeat} SETs of {args.overwrite_mb} MiB: {fmt(m)} (max sampled {peak}); "
           f"after {args.settle} s: {fmt(after)}; GET ok: {ok}")
 
 
@@ -237,7 +237,7 @@ def scenario_partial(kind, args, workdir, port):
     srv = Server(kind, extra, workdir, port)
     srv.start()
     before = srv.mem()
-    size = 200 * MB
+    size = args.partial_mb * MB
     v = value(size, "partial")
     header = b"*3\r\n$3\r\nSET\r\n$7\r\npartial\r\n$%d\r\n" % size
     peak = 0
@@ -261,15 +261,15 @@ def scenario_partial(kind, args, workdir, port):
     c.close()
     after = settle(srv, args.settle)
     srv.stop()
-    print(f"  {kind:5} before: {fmt(before)}; after {args.repeat} requests of 200 MiB (half cut off): {fmt(m)} "
+    print(f"  {kind:5} before: {fmt(before)}; after {args.repeat} requests of {args.partial_mb} MiB (half cut off at 3/4): {fmt(m)} "
           f"(max sampled {peak}); after {args.settle} s: {fmt(after)}; GET ok: {ok}")
 
 
 SCENARIOS = {
     "checkpoint": ("Checkpoint of 512 MiB values, loaded at start", scenario_checkpoint),
-    "overwrite": ("One 100 MiB key overwritten repeatedly", scenario_overwrite),
+    "overwrite": ("One large key (--overwrite-mb) overwritten repeatedly", scenario_overwrite),
     "small-budget": ("2 MiB values under --memory 64mb", scenario_small_budget),
-    "partial": ("200 MiB requests, every other one cut off", scenario_partial),
+    "partial": ("Large requests (--partial-mb), every other one cut off", scenario_partial),
 }
 
 
@@ -281,7 +281,9 @@ def main():
     ap.add_argument("--memory", default="1gb", help="our --memory (default budget)")
     ap.add_argument("--count", type=int, default=3, help="512 MiB values in the checkpoint")
     ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--small-count", type=int, default=500)
+    ap.add_argument("--small-count", type=int, default=500, help="2 MiB values in the small-budget scenario")
+    ap.add_argument("--overwrite-mb", type=int, default=100)
+    ap.add_argument("--partial-mb", type=int, default=200)
     ap.add_argument("--settle", type=float, default=10)
     args = ap.parse_args()
     kinds = [k for k in args.servers.split(",") if k != "redis" or shutil.which("redis-server")]

@@ -6,8 +6,9 @@
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
 //  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
 //    never holds more than the query buffer limit, and shrinks back once the connection is idle. Buffers above
-//    LargeBuffers.PoolLimit are not pooled: they are dropped (and reported to MemoryReclaimer) when the connection
-//    goes idle or closes, also when it closes in the middle of a large request.
+//    LargeBuffers.PoolLimit are not pooled: they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the
+//    connection goes idle or closes, also when it closes in the middle of a large request. A rented buffer may be
+//    larger than asked for; only Capacity bytes of it (the query buffer limit + 1) are ever used.
 //  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
 //    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
 //    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
@@ -67,7 +68,7 @@ public sealed class ClientConnection
             while (true)
             {
                 if (!MakeRoom()) break;
-                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End), SocketFlags.None).ConfigureAwait(false);
+                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, Capacity - _in.End), SocketFlags.None).ConfigureAwait(false);
                 if (n <= 0) break;
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
                 _in.End += n;
@@ -130,9 +131,12 @@ public sealed class ClientConnection
     }
 
     /// <summary>Makes free space at the end of the receive buffer. False when the query buffer limit is passed.</summary>
+    /// <summary>Usable bytes of the receive buffer: a rented buffer may be larger than the limits allow.</summary>
+    private int Capacity => (int)Math.Min(_in.Data.Length, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+
     private bool MakeRoom()
     {
-        if (_in.End < _in.Data.Length) return true;
+        if (_in.End < Capacity) return true;
         int count = _in.Count;
         if (count >= _limits.QueryBufferLimit)
         {
@@ -140,7 +144,7 @@ public sealed class ClientConnection
             return false;
         }
         long hint = _handler.MinBytesHint;
-        if (_in.Start > 0 && count < _in.Data.Length / 2 && hint <= _in.Data.Length)
+        if (_in.Start > 0 && count < Capacity / 2 && hint <= Capacity)
         {
             _in.Data.AsSpan(_in.Start, count).CopyTo(_in.Data);
             _in.Start = 0;
@@ -148,7 +152,7 @@ public sealed class ClientConnection
             return true;
         }
         // Double, but never beyond what the pending request needs (when known) or the limits allow.
-        long size = (long)_in.Data.Length * 2;
+        long size = (long)Capacity * 2;
         if (hint > count && hint < size) size = Math.Max(hint, count + 1);
         size = Math.Min(size, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
         if (size <= count) return false;

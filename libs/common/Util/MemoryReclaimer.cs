@@ -3,14 +3,13 @@
 // what was allocated), so a stream of 100 MB requests can hold gigabytes that nothing uses.
 // Invariants:
 //  - Whoever drops a large managed array (more than LargeBuffers.PoolLimit bytes) reports its size with Released.
-//  - Collect: once at least Threshold bytes were reported, one full blocking, non-compacting collection runs (on a
-//    timer thread), at most one per CollectInterval. It is cheap (the managed heap is small: bulk data lives in native
-//    log pages or in large arrays, which are not traced) and makes the garbage reusable at once.
-//  - Decommit: after a collection, once no further Collect was needed for QuietTime (or at the latest LoadedInterval
-//    after the previous one), one aggressive collection (GCCollectionMode.Aggressive: compacts, and decommits every
-//    free region) returns the memory to the OS. It copies the live heap, so its pause is bounded in share: the next
-//    one waits at least PauseFactor times as long as the last one took.
-//  - One timer, armed only while there is something to do; its callbacks never overlap.
+//  - Once at least Threshold bytes were reported, a full blocking collection runs on a timer thread, at most one per
+//    Interval. It is the aggressive kind (GCCollectionMode.Aggressive: compacts, and decommits every free region, so
+//    RSS drops) unless the last aggressive one was too recent for its cost: an aggressive collection copies the live
+//    heap, so the next one waits PauseFactor times as long as the last one took, up to MaxWait (so at most about
+//    1/PauseFactor of the time is spent in them, and memory goes back within about MaxWait at worst). Then a cheap one (non-compacting: makes the garbage reusable) runs instead, and an
+//    aggressive one follows as soon as it is allowed, even if nothing more is reported.
+//  - One timer, armed only while something is due; its callbacks never overlap.
 namespace Garnet.common.Util;
 
 public static class MemoryReclaimer
@@ -18,23 +17,25 @@ public static class MemoryReclaimer
     /// <summary>Reported bytes that make a collection worthwhile.</summary>
     public const long Threshold = 64L << 20;
 
-    public static readonly TimeSpan CollectInterval = TimeSpan.FromSeconds(1);
-    public static readonly TimeSpan QuietTime = TimeSpan.FromSeconds(2);
-    public static readonly TimeSpan LoadedInterval = TimeSpan.FromSeconds(3);
+    /// <summary>Least time between two collections started here.</summary>
+    public static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
+
+    /// <summary>An aggressive collection that took t waits PauseFactor × t before the next one (at most MaxWait).</summary>
     public const int PauseFactor = 20;
+    public static readonly TimeSpan MaxWait = TimeSpan.FromSeconds(10);
 
     private static readonly object Gate = new();
     private static readonly Timer TickTimer = new(_ => Tick(), null, Timeout.Infinite, Timeout.Infinite);
     private static long _released;
     private static bool _decommitDue;
-    private static long _lastCollectMs = long.MinValue / 4, _lastAggressiveMs = Environment.TickCount64, _nextAggressiveMs;
+    private static long _lastCollectMs = long.MinValue / 4, _nextAggressiveMs;
     private static long _collections, _aggressive, _lastPauseMs;
 
     /// <summary>Bytes reported since the last collection.</summary>
     public static long PendingBytes => Interlocked.Read(ref _released);
-    /// <summary>Non-compacting collections started here.</summary>
+    /// <summary>Collections started here (both kinds).</summary>
     public static long Collections => Interlocked.Read(ref _collections);
-    /// <summary>Aggressive (compacting, decommitting) collections started here.</summary>
+    /// <summary>Of those, the aggressive (compacting, decommitting) ones.</summary>
     public static long AggressiveCollections => Interlocked.Read(ref _aggressive);
     /// <summary>How long the last aggressive collection took (ms).</summary>
     public static long LastAggressivePauseMs => Interlocked.Read(ref _lastPauseMs);
@@ -44,22 +45,18 @@ public static class MemoryReclaimer
     {
         if (bytes <= 0) return;
         if (Interlocked.Add(ref _released, bytes) < Threshold) return;
-        lock (Gate) Arm(Environment.TickCount64); // possibly sooner than a pending decommit
+        lock (Gate) Arm(Environment.TickCount64);
     }
 
-    /// <summary>Under Gate: sets the timer for the next thing to do, if any (it is not armed when nothing is due).</summary>
+    /// <summary>Under Gate: sets the timer for the next collection, if one is due.</summary>
     private static void Arm(long now)
     {
         long due;
-        if (Interlocked.Read(ref _released) >= Threshold) due = _lastCollectMs + (long)CollectInterval.TotalMilliseconds;
-        else if (_decommitDue) due = Math.Max(AggressiveAllowedFrom(), _nextAggressiveMs);
+        if (Interlocked.Read(ref _released) >= Threshold) due = _lastCollectMs + (long)Interval.TotalMilliseconds;
+        else if (_decommitDue) due = Math.Max(_lastCollectMs + (long)Interval.TotalMilliseconds, _nextAggressiveMs);
         else return;
         TickTimer.Change(Math.Max(0, due - now), Timeout.Infinite);
     }
-
-    /// <summary>When an aggressive collection may run for being quiet (or for having waited long enough under load).</summary>
-    private static long AggressiveAllowedFrom() =>
-        Math.Min(_lastCollectMs + (long)QuietTime.TotalMilliseconds, _lastAggressiveMs + (long)LoadedInterval.TotalMilliseconds);
 
     private static void Tick()
     {
@@ -68,26 +65,28 @@ public static class MemoryReclaimer
             long now = Environment.TickCount64;
             try
             {
-                if (Interlocked.Read(ref _released) >= Threshold && now >= _lastCollectMs + (long)CollectInterval.TotalMilliseconds)
+                if (now < _lastCollectMs + (long)Interval.TotalMilliseconds) return;
+                bool reported = Interlocked.Read(ref _released) >= Threshold;
+                if (!reported && !_decommitDue) return;
+                Interlocked.Exchange(ref _released, 0);
+                Interlocked.Increment(ref _collections);
+                if (now >= _nextAggressiveMs)
                 {
-                    Interlocked.Exchange(ref _released, 0);
-                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: false);
-                    Interlocked.Increment(ref _collections);
-                    _lastCollectMs = now = Environment.TickCount64;
-                    _decommitDue = true;
-                }
-                if (_decommitDue && now >= AggressiveAllowedFrom() && now >= _nextAggressiveMs)
-                {
-                    long start = Environment.TickCount64;
                     GC.Collect(2, GCCollectionMode.Aggressive, blocking: true, compacting: true);
-                    now = Environment.TickCount64;
-                    long pause = now - start;
+                    long end = Environment.TickCount64, pause = end - now;
                     Interlocked.Increment(ref _aggressive);
                     Interlocked.Exchange(ref _lastPauseMs, pause);
-                    _lastAggressiveMs = now;
-                    _nextAggressiveMs = now + pause * PauseFactor;
+                    _nextAggressiveMs = end + Math.Min(pause * PauseFactor, (long)MaxWait.TotalMilliseconds);
                     _decommitDue = false;
+                    now = end;
                 }
+                else
+                {
+                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: false);
+                    _decommitDue = true;
+                    now = Environment.TickCount64;
+                }
+                _lastCollectMs = now;
             }
             finally { Arm(now); }
         }
