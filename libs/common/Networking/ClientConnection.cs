@@ -5,14 +5,17 @@
 //  - No new bytes are read while replies are being sent, so a slow reader holds at most one flush
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
 //  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
-//    never holds more than the query buffer limit, and shrinks back once the connection is idle.
+//    never holds more than the query buffer limit, and shrinks back once the connection is idle. Buffers above
+//    LargeBuffers.PoolLimit are not pooled: they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the
+//    connection goes idle or closes, also when it closes in the middle of a large request. A rented buffer may be
+//    larger than asked for; only Capacity bytes of it (the query buffer limit + 1) are ever used.
 //  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
 //    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
 //    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
-using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
 using Garnet.common.Resp;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking;
@@ -61,11 +64,11 @@ public sealed class ClientConnection
         _handler = handler;
         try
         {
-            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
             while (true)
             {
                 if (!MakeRoom()) break;
-                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End), SocketFlags.None).ConfigureAwait(false);
+                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, Capacity - _in.End), SocketFlags.None).ConfigureAwait(false);
                 if (n <= 0) break;
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
                 _in.End += n;
@@ -108,7 +111,7 @@ public sealed class ClientConnection
             try { _socket.Shutdown(SocketShutdown.Both); } catch { }
             _socket.Dispose();
             handler.Output.Reset(releaseBuffer: true);
-            if (_in.Data.Length > 0) ArrayPool<byte>.Shared.Return(_in.Data);
+            LargeBuffers.Return(_in.Data);
             _in.Data = Array.Empty<byte>();
             _in.Start = _in.End = 0;
             handler.OnClosed();
@@ -128,9 +131,12 @@ public sealed class ClientConnection
     }
 
     /// <summary>Makes free space at the end of the receive buffer. False when the query buffer limit is passed.</summary>
+    /// <summary>Usable bytes of the receive buffer: a rented buffer may be larger than the limits allow.</summary>
+    private int Capacity => (int)Math.Min(_in.Data.Length, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+
     private bool MakeRoom()
     {
-        if (_in.End < _in.Data.Length) return true;
+        if (_in.End < Capacity) return true;
         int count = _in.Count;
         if (count >= _limits.QueryBufferLimit)
         {
@@ -138,7 +144,7 @@ public sealed class ClientConnection
             return false;
         }
         long hint = _handler.MinBytesHint;
-        if (_in.Start > 0 && count < _in.Data.Length / 2 && hint <= _in.Data.Length)
+        if (_in.Start > 0 && count < Capacity / 2 && hint <= Capacity)
         {
             _in.Data.AsSpan(_in.Start, count).CopyTo(_in.Data);
             _in.Start = 0;
@@ -146,13 +152,13 @@ public sealed class ClientConnection
             return true;
         }
         // Double, but never beyond what the pending request needs (when known) or the limits allow.
-        long size = (long)_in.Data.Length * 2;
+        long size = (long)Capacity * 2;
         if (hint > count && hint < size) size = Math.Max(hint, count + 1);
         size = Math.Min(size, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
         if (size <= count) return false;
-        var nb = ArrayPool<byte>.Shared.Rent((int)size);
+        var nb = LargeBuffers.Rent((int)size);
         _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
-        ArrayPool<byte>.Shared.Return(_in.Data);
+        LargeBuffers.Return(_in.Data);
         _in.Data = nb;
         _in.Start = 0;
         _in.End = count;
@@ -165,8 +171,8 @@ public sealed class ClientConnection
         _handler.OnIdle();
         if (_in.Data.Length > InitialReceiveSize * 4)
         {
-            ArrayPool<byte>.Shared.Return(_in.Data);
-            _in.Data = ArrayPool<byte>.Shared.Rent(InitialReceiveSize);
+            LargeBuffers.Return(_in.Data);
+            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
         }
     }
 

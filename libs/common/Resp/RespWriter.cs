@@ -1,11 +1,14 @@
 // RespWriter: writes RESP2/RESP3 replies into one growable, pooled byte buffer.
 // Invariants:
 //  - Buffer[0..Length) holds complete replies in order; nothing is ever written past Length.
-//  - The buffer comes from ArrayPool<byte>.Shared and goes back to it on Reset(shrink) / Dispose.
+//  - The buffer comes from LargeBuffers and goes back on Reset(releaseBuffer) / Dispose: up to 1 MB it is pooled;
+//    a larger one (a large reply) is dropped and reported to MemoryReclaimer, so it does not stay in the pool.
+//  - Growth doubles while the buffer is small; past LargeBuffers.PoolLimit it grows to exactly what is needed the first
+//    time, then by at least a quarter, so one 512 MB bulk string takes 512 MB, not 1 GB. A bulk string reserves its header, bytes and CRLF at once.
 //  - Protocol decides how aggregate and null types are encoded (RESP2 fallbacks for RESP3 types).
-using System.Buffers;
 using System.Buffers.Text;
 using System.Text;
+using Garnet.common.Util;
 
 namespace Garnet.common.Resp;
 
@@ -30,7 +33,7 @@ public sealed class RespWriter : IDisposable
         _length = 0;
         if (releaseBuffer && _buffer.Length > 0)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
+            LargeBuffers.Return(_buffer);
             _buffer = Array.Empty<byte>();
         }
     }
@@ -56,10 +59,13 @@ public sealed class RespWriter : IDisposable
         if (needed > Array.MaxLength) throw new InvalidOperationException("reply too large");
         long newSize = Math.Max(InitialSize, _buffer.Length);
         while (newSize < needed) newSize *= 2;
+        // Large: exactly what is needed the first time (one large reply), then by at least a quarter (many of them).
+        if (newSize > LargeBuffers.PoolLimit)
+            newSize = _buffer.Length <= LargeBuffers.PoolLimit ? needed : Math.Max(needed, _buffer.Length + _buffer.Length / 4L);
         newSize = Math.Min(newSize, Array.MaxLength);
-        var nb = ArrayPool<byte>.Shared.Rent((int)newSize);
+        var nb = LargeBuffers.Rent((int)newSize);
         _buffer.AsSpan(0, _length).CopyTo(nb);
-        if (_buffer.Length > 0) ArrayPool<byte>.Shared.Return(_buffer);
+        LargeBuffers.Return(_buffer);
         _buffer = nb;
     }
 
@@ -139,6 +145,7 @@ public sealed class RespWriter : IDisposable
 
     public void WriteBulkString(ReadOnlySpan<byte> value)
     {
+        Reserve((int)Math.Min(value.Length + 26L, int.MaxValue)); // header (at most 24), bytes, CRLF: a large value grows the buffer once
         WritePrefixedInteger((byte)'$', value.Length);
         WriteRaw(value);
         WriteCrlf();

@@ -245,7 +245,7 @@ public sealed class Checkpointer : IDisposable
                         {
                             if (r.Key.Length < 2 || !dbOf.TryGetValue((r.Key[0] << 8) | r.Key[1], out int db)) continue; // a flushed database
                             if (r.Expiration != 0 && r.Expiration <= cutMs) continue; // expired at the cut
-                            var value = r.IsObject ? ((LargeValue)serializer.Deserialize(r.Value)).Data : r.Value;
+                            ReadOnlySpan<byte> value = r.IsObject ? ((LargeValue)serializer.Deserialize(r.Value)).Span : r.Value; // adopts r.Value: no copy
                             writer.WriteString(db, r.Key.AsSpan(2), value, r.Expiration);
                         }
                     }

@@ -4,18 +4,34 @@
 //    trailing bytes, or throws InvalidDataException saying what is wrong and at which offset.
 //  - Entries are handed out as they are parsed, so a caller that must not act on a bad file reads it twice: once
 //    without a callback (validation), then with one.
-//  - The buffer holds at most one item beyond what has been read (it grows only for large values).
+//  - The buffer holds at most one item beyond what has been read. A plain (not LZF) string value of more than
+//    LargeString bytes is read from the file straight into an array of its own (LargeStringHeadroom spare bytes in
+//    front, for a consumer that adopts the array), in chunks that enter the CRC as they arrive: one copy of the value
+//    exists, and the buffer does not grow for it. The buffer grows only for large LZF strings.
+//  - With SkipValues (a validation pass), plain string values are checked and enter the CRC but are not kept (entries
+//    carry an empty Value): nothing the size of a value is allocated.
 using System.Buffers.Binary;
+using System.Runtime.InteropServices;
 using System.Text;
 
 namespace Garnet.server.Persistence;
 
-public readonly record struct RdbEntry(int Db, byte[] Key, byte[] Value, long ExpirationMs);
+/// <summary>One string key. Value may be a slice of a larger array (see RdbFileReader.LargeStringHeadroom).</summary>
+public readonly record struct RdbEntry(int Db, byte[] Key, ReadOnlyMemory<byte> Value, long ExpirationMs)
+{
+    /// <summary>The array behind a value read with headroom: Value is array[headroom..], the whole rest of it; else null.</summary>
+    public byte[]? ValueArrayWithHeadroom(int headroom) =>
+        headroom > 0 && MemoryMarshal.TryGetArray(Value, out var seg) && seg.Array is { } a && seg.Offset == headroom && seg.Count == a.Length - headroom
+            ? a : null;
+}
 
 public sealed class RdbFileReader : IDisposable
 {
     public const int MaxVersion = 11;
     private const int MaxBuffer = 1 << 30;
+    /// <summary>Plain string values longer than this are read straight into their own array.</summary>
+    public const int LargeString = 1 << 20;
+    private const int DirectChunk = 16 << 20;
 
     private readonly FileStream _file;
     private readonly string _path;
@@ -30,6 +46,12 @@ public sealed class RdbFileReader : IDisposable
         _path = path;
         _file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0);
     }
+
+    /// <summary>Spare bytes in front of a large string value's array (the value is the rest of the array).</summary>
+    public int LargeStringHeadroom { get; init; }
+
+    /// <summary>Check plain string values without keeping them (entries get an empty Value).</summary>
+    public bool SkipValues { get; init; }
 
     public Dictionary<string, string> Aux { get; } = new();
     public long Keys { get; private set; }
@@ -103,7 +125,7 @@ public sealed class RdbFileReader : IDisposable
                 case RdbFileWriter.TypeString:
                 {
                     var key = TakeString();
-                    var value = TakeString();
+                    var value = TakeValue();
                     Keys++;
                     onEntry?.Invoke(new RdbEntry(db, key, value, expiration));
                     expiration = 0;
@@ -162,6 +184,59 @@ public sealed class RdbFileReader : IDisposable
             if (v is not null) { _pos = at; return v; }
             Fill(); // incomplete (or invalid: then the file ends or the buffer limit is hit first)
         }
+    }
+
+    /// <summary>A string value: large plain ones (and, with SkipValues, all plain ones) bypass TakeString's copy.</summary>
+    private ReadOnlyMemory<byte> TakeValue()
+    {
+        while (true)
+        {
+            int at = _pos;
+            long n = RdbEncoding.ReadLength(_buf.AsSpan(0, _end), ref at, out bool special);
+            if (n < 0)
+            {
+                if (_end - _pos >= 9) throw Bad("invalid length");
+                Fill();
+                continue;
+            }
+            if (special || (n <= LargeString && !SkipValues)) return TakeString();
+            if (n > Array.MaxLength - LargeStringHeadroom) throw Bad($"a string of {n} bytes");
+            _pos = at;
+            return TakeDirect((int)n);
+        }
+    }
+
+    /// <summary>Reads n bytes of string at _pos into an array of their own (null with SkipValues), bypassing the buffer.</summary>
+    private ReadOnlyMemory<byte> TakeDirect(int n)
+    {
+        Consume(); // the item's bytes before the string (type, key, length) enter the CRC
+        byte[]? target = SkipValues ? null : GC.AllocateUninitializedArray<byte>(n + LargeStringHeadroom);
+        int have = Math.Min(n, _end - _pos);
+        if (target is not null) _buf.AsSpan(_pos, have).CopyTo(target.AsSpan(LargeStringHeadroom));
+        _pos += have;
+        Consume();
+        int done = have;
+        if (done < n)
+        {
+            // The buffer is used up: drop it and read the rest from the file.
+            _consumedBefore += _end;
+            _pos = _end = _itemStart = 0;
+        }
+        while (done < n)
+        {
+            int want = Math.Min(n - done, target is null ? _buf.Length : DirectChunk);
+            var into = target is null ? _buf.AsSpan(0, want) : target.AsSpan(LargeStringHeadroom + done, want);
+            int r = _file.Read(into);
+            if (r <= 0)
+            {
+                _eof = true;
+                throw Bad("the file ends in the middle of an item (truncated?)", _consumedBefore);
+            }
+            _crc = RdbEncoding.Crc64(_crc, into[..r]);
+            _consumedBefore += r;
+            done += r;
+        }
+        return target is null ? ReadOnlyMemory<byte>.Empty : target.AsMemory(LargeStringHeadroom, n);
     }
 
     /// <summary>Reads more of the file, keeping the current item's bytes; throws at the end of the file.</summary>

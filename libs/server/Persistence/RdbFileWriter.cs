@@ -4,7 +4,8 @@
 //   [EXPIRETIME_MS 0xFC 8 bytes LE] [type 0 = string] key value, then EOF 0xFF and the CRC-64 of everything before it
 //   (8 bytes LE).
 // Invariants: the file is written under a temporary name and is complete and fsynced when Finish returns; the CRC
-// covers every byte before the trailer. One writer per file, one thread.
+// covers every byte before the trailer. One writer per file, one thread. The buffer holds at most about 1 MB: values
+// larger than that are written to the file straight from the caller's memory.
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
@@ -58,7 +59,15 @@ public sealed class RdbFileWriter : IDisposable
         }
         _buffer.Write([TypeString]);
         RdbEncoding.WriteString(_buffer, key);
-        RdbEncoding.WriteString(_buffer, value);
+        if (value.Length > SpillBytes)
+        {
+            // A large value goes from its own memory to the file: the buffer never grows to hold it.
+            RdbEncoding.WriteLength(_buffer, value.Length);
+            Spill();
+            _crc = RdbEncoding.Crc64(_crc, value);
+            _file.Write(value);
+        }
+        else RdbEncoding.WriteString(_buffer, value);
         Keys++;
         if (_buffer.WrittenCount >= SpillBytes) Spill();
     }

@@ -1,6 +1,6 @@
 // Recovery: at start, loads the newest readable checkpoint in --dir into the (empty) store.
 // Invariants:
-//  - A checkpoint is read twice: first whole (CRC, structure, database numbers), then loaded. A file that fails the
+//  - A checkpoint is read twice: first whole (CRC, structure, database numbers; values are not kept), then loaded. A file that fails the
 //    first pass changes nothing in the store, so the previous checkpoint can be tried next.
 //  - The server never starts empty in silence: when --dir holds checkpoints and none can be read, start-up fails with
 //    a message naming the file and the reason, unless IgnoreUnreadableData is set (then they are renamed *.unreadable).
@@ -70,7 +70,7 @@ public static class Recovery
         var started = System.Diagnostics.Stopwatch.StartNew();
         string name = Path.GetFileName(path);
         logger.LogInformation("Checking checkpoint {File} ({Bytes} bytes)", name, new FileInfo(path).Length);
-        using (var check = new RdbFileReader(path))
+        using (var check = new RdbFileReader(path) { SkipValues = true })
         {
             check.Read(e =>
             {
@@ -87,7 +87,8 @@ public static class Recovery
         }
         using var session = host.Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions());
         var key = new byte[256];
-        using var reader = new RdbFileReader(path);
+        // A large value is read straight into the array its LargeValue keeps (one copy of it in memory).
+        using var reader = new RdbFileReader(path) { LargeStringHeadroom = 1 };
         long length = reader.Length;
         reader.Read(e =>
         {
@@ -99,8 +100,8 @@ public static class Recovery
             e.Key.CopyTo(key, 2);
             var stored = key.AsSpan(0, e.Key.Length + 2);
             var status = e.Value.Length > LargeValue.InlineLimit
-                ? session.Upsert(stored, new LargeValue(e.Value), e.ExpirationMs)
-                : session.Upsert(stored, e.Value, e.ExpirationMs);
+                ? session.Upsert(stored, AsLargeValue(e), e.ExpirationMs)
+                : session.Upsert(stored, e.Value.Span, e.ExpirationMs);
             if (status.IsPending()) session.CompletePending(wait: true);
             loaded++;
         }, offset => logger.LogInformation("Loading {File}: {Percent}% ({Keys} keys)", name, length == 0 ? 100 : offset * 100 / length, loaded));
@@ -109,5 +110,12 @@ public static class Recovery
         logger.LogInformation("Loaded checkpoint {File}: {Keys} keys ({Expired} already expired, skipped) in {Seconds:F2} s", name, loaded, expired, started.Elapsed.TotalSeconds);
         long aofSeq = reader.Aux.TryGetValue(Checkpointer.AofSequenceAux, out var a) && long.TryParse(a, out long seq) ? seq : 0;
         return new RecoveryResult(path, loaded, expired, ctime, started.Elapsed, aofSeq);
+    }
+
+    private static LargeValue AsLargeValue(RdbEntry e)
+    {
+        if (e.ValueArrayWithHeadroom(1) is not { } array) return LargeValue.Copy(e.Value.Span);
+        array[0] = LargeValue.SerializedType;
+        return LargeValue.Adopt(array);
     }
 }

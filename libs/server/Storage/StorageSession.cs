@@ -85,7 +85,7 @@ public sealed class StorageSession : IDisposable
         Output();
         var stored = StoredKey(key, db < 0 ? Database : db);
         var st = value.Length > LargeValue.InlineLimit
-            ? _session.Upsert(stored, new LargeValue(value.ToArray()), expiration)
+            ? _session.Upsert(stored, LargeValue.Copy(value), expiration)
             : _session.Upsert(stored, value, expiration);
         if (st.IsPending()) st = Wait();
         return Result.Status = st;

@@ -91,7 +91,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.BitField: r.Replies = Storage.BitField.Apply(value.ToArray(), (BitFieldCommand[])input.Extra!, write: false); break;
             case StringOp.Usage:
                 // The record in the log, its share of the index (one 8-byte entry), and a large value's heap bytes.
-                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.Data.Length + 48 : 0);
+                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? LargeValue.HeapBytes(lv.Length) : 0);
                 r.SharedInteger = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
                 r.Text = Encoding(value);
                 r.AccessTime = record.AccessTime;
@@ -130,17 +130,17 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         return length > LargeValue.InlineLimit ? RecordRef.ObjectValue : length;
     }
 
-    /// <summary>Where an updater writes the new value: the record's bytes, or a new array that becomes a LargeValue.</summary>
-    private static Span<byte> Target(ref RecordRef newRecord, OpResult r, out byte[]? large)
+    /// <summary>Where an updater writes the new value: the record's bytes, or a new LargeValue's (zeroed) bytes.</summary>
+    private static Span<byte> Target(ref RecordRef newRecord, OpResult r, out LargeValue? large)
     {
         if (!newRecord.IsObject) { large = null; return newRecord.ValueSpan; }
-        large = new byte[r.NewLength];
-        return large;
+        large = LargeValue.Create(r.NewLength, out var content);
+        return content;
     }
 
-    private static void Finish(ref RecordRef newRecord, byte[]? large)
+    private static void Finish(ref RecordRef newRecord, LargeValue? large)
     {
-        if (large is not null) newRecord.SetObject(new LargeValue(large));
+        if (large is not null) newRecord.SetObject(large);
     }
 
     /// <summary>OBJECT ENCODING of a string, by Redis's rules for how it stores one: int, embstr (up to 44 bytes), raw.</summary>

@@ -2,6 +2,7 @@
 // page holding an object record is flushed (the record is immutable by then), Deserialize when such a record is
 // read back from disk, and HeapSize whenever it must account for an object (after a write or an in-place update).
 // HeapSize should be O(1) (objects keep a running size); it is what the memory budget counts.
+// The default members let a serializer of large objects avoid copies and tell when the engine lets go of an object.
 using System.Buffers;
 
 namespace Garnet.storage.Objects;
@@ -14,4 +15,26 @@ public interface IObjectSerializer
 
     /// <summary>Approximate bytes of managed heap the object holds.</summary>
     long HeapSize(object value);
+
+    /// <summary>
+    /// Deserializes bytes the engine gives away (read from the object log into an array of exactly their length): the
+    /// object may keep the array instead of copying it.
+    /// </summary>
+    object DeserializeOwned(byte[] bytes) => Deserialize(bytes);
+
+    /// <summary>
+    /// An object that already holds its serialized form in one array that never changes may return it here (exactly,
+    /// the whole array); flushes and iterators then use it instead of calling Serialize. False: call Serialize.
+    /// </summary>
+    bool TryGetSerialized(object value, out byte[] bytes)
+    {
+        bytes = null!;
+        return false;
+    }
+
+    /// <summary>
+    /// The engine no longer holds value in memory: it was replaced, deleted, or its page left memory (its bytes may be
+    /// in the object log). Readers may still hold it for a moment. Runs under locks or as an epoch action: keep it short.
+    /// </summary>
+    void Dropped(object value) { }
 }

@@ -5,6 +5,8 @@
 //    exclusive lock; readers read it under the shared lock (mutable region) or lock-free (immutable region).
 //  - TotalBytes is the sum of the sizes in all slots; every change of a slot adjusts it by the exact difference.
 //  - A frame's slots are cleared when its page is closed (evicted), before the frame is reused.
+//  - Every object that leaves a slot (replaced, released, or cleared with its frame) is passed to the serializer's
+//    Dropped, once per time it left, so the server can count memory that became garbage.
 namespace Garnet.storage.Objects;
 
 public sealed class ObjectHeap
@@ -82,11 +84,13 @@ public sealed class ObjectHeap
         ref var s = ref At(frame, slot);
         long size = value is null ? 0 : Serializer.HeapSize(value);
         long delta = size - s.Size;
-        if (s.Value is null && value is not null) Interlocked.Increment(ref _liveObjects);
-        else if (s.Value is not null && value is null) Interlocked.Decrement(ref _liveObjects);
+        var old = s.Value;
+        if (old is null && value is not null) Interlocked.Increment(ref _liveObjects);
+        else if (old is not null && value is null) Interlocked.Decrement(ref _liveObjects);
         Volatile.Write(ref s.Value, value);
         s.Size = size;
         Account(frame, delta);
+        if (old is not null && !ReferenceEquals(old, value)) Serializer.Dropped(old);
     }
 
     private void Account(int frame, long delta)
@@ -120,7 +124,12 @@ public sealed class ObjectHeap
             if (chunk is null) continue;
             foreach (ref var s in chunk.AsSpan())
             {
-                if (s.Value is not null) { bytes += s.Size; count++; }
+                if (s.Value is not null)
+                {
+                    bytes += s.Size;
+                    count++;
+                    Serializer.Dropped(s.Value);
+                }
             }
             dir[c] = null;
         }

@@ -442,20 +442,35 @@ internal static class StoreIo
         try
         {
             var log = store.ObjectLog ?? throw new IOException("an object record was read from disk but the store has no object log");
-            buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(length, 1));
-            if (!await log.ReadAsync(address, buffer.AsMemory(0, length)).ConfigureAwait(false))
-                throw new IOException($"object log holds no {length} bytes at {address}");
-            value = store.Objects.Serializer.Deserialize(buffer.AsSpan(0, length));
+            if (length > LargeObjectRead)
+            {
+                // Large: read into an array of exactly its length and give it to the object (no pooled copy that the
+                // shared pool would keep for good, and no second copy when the object can keep the array).
+                var owned = GC.AllocateUninitializedArray<byte>(length);
+                if (!await log.ReadAsync(address, owned).ConfigureAwait(false))
+                    throw new IOException($"object log holds no {length} bytes at {address}");
+                value = store.Objects.Serializer.DeserializeOwned(owned);
+            }
+            else
+            {
+                buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(length, 1));
+                if (!await log.ReadAsync(address, buffer.AsMemory(0, length)).ConfigureAwait(false))
+                    throw new IOException($"object log holds no {length} bytes at {address}");
+                value = store.Objects.Serializer.Deserialize(buffer.AsSpan(0, length));
+            }
         }
         catch (Exception ex) { error = ex; }
         finally { if (buffer is not null) System.Buffers.ArrayPool<byte>.Shared.Return(buffer); }
         done(value, error);
     }
 
+    /// <summary>Objects serialized into more than this many bytes are read into an array of their own.</summary>
+    public const int LargeObjectRead = 64 << 10;
+
     public static async ValueTask<byte[]> LoadObjectBytesAsync(KVStore store, long address, int length)
     {
         var log = store.ObjectLog ?? throw new IOException("an object record was read from disk but the store has no object log");
-        var buffer = new byte[length];
+        var buffer = GC.AllocateUninitializedArray<byte>(length);
         if (!await log.ReadAsync(address, buffer).ConfigureAwait(false)) throw new IOException($"object log holds no {length} bytes at {address}");
         return buffer;
     }

@@ -19,7 +19,8 @@ namespace Garnet.storage.Store;
 
 /// <summary>
 /// A copy of a live record, as the iterator yields it. For an object record (IsObject), Value holds the object as the
-/// store's serializer wrote it (a snapshot: the live object may change on).
+/// store's serializer wrote it (a snapshot: the live object may change on). It may be the object's own serialized array
+/// (IObjectSerializer.TryGetSerialized): never modify it.
 /// </summary>
 public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, bool IsObject = false);
 
@@ -171,9 +172,13 @@ internal static unsafe class IteratorScan
                             // Serialized under the lock (or immutable): the object cannot change meanwhile.
                             if (RecordLayout.IsObject(r) && store.Objects.Get(log.FrameOf(address), RecordLayout.ObjectSlot(r)) is { } o)
                             {
-                                var w = new System.Buffers.ArrayBufferWriter<byte>();
-                                store.Objects.Serializer.Serialize(o, w);
-                                obj = w.WrittenSpan.ToArray();
+                                // An object that holds its serialized array (never changed) lends it: no copy.
+                                if (!store.Objects.Serializer.TryGetSerialized(o, out obj))
+                                {
+                                    var w = new System.Buffers.ArrayBufferWriter<byte>();
+                                    store.Objects.Serializer.Serialize(o, w);
+                                    obj = w.WrittenSpan.ToArray();
+                                }
                             }
                         }
                         finally { if (locked) RecordInfo.UnlockShared(ref info); }
