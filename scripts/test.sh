@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the default test suite (everything except the Stress category) on a fresh machine:
+# Runs the default test suite (everything except the Stress and Faults categories) on a fresh machine:
 # installs redis-cli (Debian's redis-tools) if missing, builds, tests, and prints one summary line.
-# Usage: bash scripts/test.sh [extra dotnet test args]    e.g. --filter "TestCategory=Stress" for soak runs
+# Usage: bash scripts/test.sh [extra dotnet test args]    e.g. --filter "TestCategory=Stress" for soak runs, --filter "TestCategory=Faults" for the fault tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +12,7 @@ if ! command -v redis-cli >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-tools >/dev/null
 fi
 
-FILTER="TestCategory!=Stress"
+FILTER="TestCategory!=Stress&TestCategory!=Faults"
 for a in "$@"; do [ "$a" = "--filter" ] && FILTER=""; done
 
 LOG=$(mktemp)
