@@ -130,10 +130,11 @@ public class AofTests
         using (var server = Start())
         using (var c = server.Client())
         {
-            c.Execute("SET", "k", "10", "PX", "1000");
-            Thread.Sleep(600);
-            c.Execute("PEXPIRE", "k", "1000");   // refreshed before it expired
-            Thread.Sleep(600);                    // past the first expiry, not the second
+            // Margins of 1.2 s either side, so a loaded machine (CI with 2 cores) does not turn this into a race.
+            c.Execute("SET", "k", "10", "PX", "3000");
+            Thread.Sleep(1800);
+            Assert.That(c.Execute("PEXPIRE", "k", "3000").Integer, Is.EqualTo(1), "refreshed before it expired");
+            Thread.Sleep(1800);                   // past the first expiry, not the second
             Assert.That(c.Execute("INCR", "k").Integer, Is.EqualTo(11));
             c.Execute("PERSIST", "k");
             StopWithoutCheckpoint(server);
