@@ -51,8 +51,7 @@ public sealed class LogCompaction : IDisposable
         await Task.Yield();
         try
         {
-            long dropped = await _host.Store.DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
-            _host.CountExpired(dropped);
+            long dropped = await DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
             long reclaimed = dropped > 0 ? await _host.Store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
             if (dropped > 0) _logger.LogDebug("Expiry sweep: {Dropped} expired keys on disk dropped, {Bytes} bytes of log reclaimed", dropped, reclaimed);
             // The oldest segment still holds something the sweep cannot drop (an expired key with older versions, a record
@@ -65,6 +64,32 @@ public sealed class LogCompaction : IDisposable
         }
         catch (OperationCanceledException) { }
         catch (Exception ex) { _logger.LogWarning("Expiry sweep of the on-disk log failed: {Error}", ex.GetBaseException().Message); }
+    }
+
+    /// <summary>The expiry sweep (see ExpiredRecordSweeper), then a tombstone for each expired key it found buried below
+    /// another key's record (it cannot be unlinked without a write); counts the keys out. Returns how many went.</summary>
+    private async Task<long> DropExpiredOnDiskAsync(CancellationToken cancel)
+    {
+        var buried = new List<byte[]>();
+        long dropped = await _host.Store.DropExpiredOnDiskAsync(buried, cancel).ConfigureAwait(false);
+        if (buried.Count > 0)
+        {
+            var writes = new OpResult();
+            using var session = _host.Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
+            int inFlight = 0;
+            foreach (var key in buried)
+            {
+                cancel.ThrowIfCancellationRequested();
+                var status = session.DeleteIfExpired(key, lookOnDisk: true);
+                if (status.IsPending()) inFlight++;
+                else if ((status & Status.Expired) != 0) dropped++;
+                if (inFlight == 256) { await session.CompletePendingAsync().ConfigureAwait(false); inFlight = 0; }
+            }
+            await session.CompletePendingAsync().ConfigureAwait(false);
+            dropped += writes.ExpiredDeletes; // the completions of those that went to disk
+        }
+        _host.CountExpired(dropped);
+        return dropped;
     }
 
     public long Runs { get; private set; }
@@ -146,8 +171,7 @@ public sealed class LogCompaction : IDisposable
         string dir = store.Settings.Directory;
         long diskBefore = DiskBytes(dir);
         // First the cheap part: expired keys whose only version is on disk are dropped without writing anything.
-        long swept = await store.DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
-        _host.CountExpired(swept);
+        long swept = await DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
         long segment = 1L << store.Settings.SegmentBits;
         long begin = log.BeginAddress, head = log.HeadAddress;
         long onDisk = (head >> store.Settings.SegmentBits << store.Settings.SegmentBits) - begin;

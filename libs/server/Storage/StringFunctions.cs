@@ -46,6 +46,7 @@ public sealed class OpResult
     public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
     public long?[]? Replies;    // BITFIELD's replies
     public uint AccessTime;     // OBJECT IDLETIME: the key's last access, Unix seconds
+    public long ExpiredDeletes; // pending deletes that completed by deleting an expired key (counted across ops, never reset)
 
     public void Reset()
     {
@@ -490,7 +491,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public void RmwCompleted(ReadOnlySpan<byte> key, ref StringInput input, ref StringOutput output, Status status) => output.Result.Status = status;
     public void WriteCompleted(ReadOnlySpan<byte> key, Status status)
     {
-        if (Writes is not null) Writes.Status = status;
+        if (Writes is null) return;
+        Writes.Status = status;
+        if ((status & Status.Expired) != 0) Writes.ExpiredDeletes++;
     }
 
     // ---- helpers ----

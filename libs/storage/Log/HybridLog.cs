@@ -158,10 +158,10 @@ public sealed unsafe class HybridLog : IDisposable
         int frame = (int)(page % BufferPages);
         if (_frames[frame] == null)
         {
-            _frames[frame] = (byte*)NativeMemory.AlignedAlloc((nuint)PageSize, 4096);
+            _frames[frame] = PageMemory.Allocate(PageSize); // zeroed
             Interlocked.Increment(ref _allocatedFrames);
         }
-        NativeMemory.Clear(_frames[frame], (nuint)PageSize);
+        else NativeMemory.Clear(_frames[frame], (nuint)PageSize);
         Volatile.Write(ref _framePage[frame], page);
     }
 
@@ -339,7 +339,7 @@ public sealed unsafe class HybridLog : IDisposable
             if (Volatile.Read(ref _allocatedFrames) <= allowed) break;
             int frame = (int)(p % BufferPages);
             if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
-            NativeMemory.AlignedFree(_frames[frame]);
+            PageMemory.Free(_frames[frame], PageSize);
             _frames[frame] = null;
             Volatile.Write(ref _framePage[frame], -1);
             Interlocked.Decrement(ref _allocatedFrames);
@@ -432,7 +432,7 @@ public sealed unsafe class HybridLog : IDisposable
         _disposed = true;
         WaitForFlushes(DeviceFailing ? FlushRetryDelay * 2 : TimeSpan.FromSeconds(30));
         for (int i = 0; i < _frames.Length; i++)
-            if (_frames[i] != null) { NativeMemory.AlignedFree(_frames[i]); _frames[i] = null; }
+            if (_frames[i] != null) { PageMemory.Free(_frames[i], PageSize); _frames[i] = null; }
     }
 
     /// <summary>A Memory&lt;byte&gt; over native memory, for device writes.</summary>

@@ -1,16 +1,17 @@
-// ExpiredRecordSweeper: drops expired keys whose records are on disk without writing anything. It reads the on-disk part of
-// the log sequentially and, for each expired record that is its key's only live version (RecordInfo.SoleVersion) and the
-// head of its index chain, moves the index entry past it (to the record's previous address) and counts the key out. The
+// ExpiredRecordSweeper: drops expired keys whose records are on disk. It reads the on-disk part of the log sequentially
+// and, for each expired record that is its key's only live version (RecordInfo.SoleVersion) and the head of its index
+// chain, moves the index entry past it (to the record's previous address) and counts the key out, without writing. The
 // record itself becomes garbage that SegmentReclaimer deletes with its segment; no tombstone is needed, because nothing of
-// the key is left below it.
+// the key is left below it. Every other expired record's key is handed to the caller (buried), which deletes it with a
+// tombstone if its newest record has expired (StoreSession.DeleteIfExpired with lookOnDisk).
 // Invariants:
 //  - The entry moves only by a CAS from exactly that record's address: a writer that published a newer record of the key
 //    first wins (the CAS fails and the key stays), and a writer that built on the record's address retries after it.
 //  - Records on disk are immutable, so what the sweep read is what the chain holds. In-memory records are ActiveExpiry's.
 //  - Work is proportional to what can have expired: a segment once swept is skipped until the earliest expiration among
 //    its remaining candidates has passed (records there never change), so an idle store with long TTLs reads nothing. An
-//    expired candidate that is not its chain's head makes its segment due again after RevisitDelayMs (the head above it
-//    may go first); one no chain reaches any more is garbage and needs no look.
+//    expired record is handed out once (when it is first seen expired); only one that did not fit in this sweep's
+//    hand-out makes its segment due again, after RevisitDelayMs. One no chain reaches any more is garbage: no look.
 using System.Buffers;
 using Garnet.storage.Log;
 
@@ -20,6 +21,8 @@ internal sealed class ExpiredRecordSweeper
 {
     /// <summary>How long a segment holding an expired record that is not its chain's head waits for the next look.</summary>
     public const long RevisitDelayMs = 5000;
+    /// <summary>At most this many buried keys are handed out per sweep (the rest at the next one).</summary>
+    public const int MaxBuriedPerSweep = 4096;
 
     private readonly KVStore _store;
     private readonly Dictionary<long, long> _segmentNextExpiry = new(); // segment -> earliest expiration still there (ms)
@@ -27,15 +30,16 @@ internal sealed class ExpiredRecordSweeper
 
     public ExpiredRecordSweeper(KVStore store) => _store = store;
 
-    /// <summary>Sweeps every whole on-disk page not known to hold nothing that has expired by now; returns the keys dropped.</summary>
-    public async Task<long> SweepAsync(CancellationToken cancellation)
+    /// <summary>Sweeps every whole on-disk page not known to hold nothing that has expired by now; returns the keys dropped.
+    /// Keys of expired records that are not their chain's head are added to buried (when given).</summary>
+    public async Task<long> SweepAsync(List<byte[]>? buried, CancellationToken cancellation)
     {
         if (!_one.Wait(0)) return 0; // one sweep at a time (callers are compaction runs)
-        try { return await SweepCoreAsync(cancellation).ConfigureAwait(false); }
+        try { return await SweepCoreAsync(buried, cancellation).ConfigureAwait(false); }
         finally { _one.Release(); }
     }
 
-    private async Task<long> SweepCoreAsync(CancellationToken cancellation)
+    private async Task<long> SweepCoreAsync(List<byte[]>? buried, CancellationToken cancellation)
     {
         var log = _store.Log;
         if (!_store.Device.Persistent) return 0;
@@ -61,7 +65,7 @@ internal sealed class ExpiredRecordSweeper
                     int length = (int)(Math.Min(log.PageStart(page + 1), segmentEnd) - start);
                     int n = await log.Device.ReadAsync(start, buffer.AsMemory(0, length)).ConfigureAwait(false);
                     if (n <= 0) continue;
-                    dropped += SweepPage(buffer, n, start, now, ref earliest);
+                    dropped += SweepPage(buffer, n, start, now, buried, ref earliest);
                 }
                 // A segment that was not whole on disk is swept again next time.
                 if (segmentEnd == (segment + 1) << segmentBits) _segmentNextExpiry[segment] = earliest;
@@ -71,7 +75,7 @@ internal sealed class ExpiredRecordSweeper
         return dropped;
     }
 
-    private unsafe long SweepPage(byte[] bytes, int length, long baseAddress, long now, ref long earliest)
+    private unsafe long SweepPage(byte[] bytes, int length, long baseAddress, long now, List<byte[]>? buried, ref long earliest)
     {
         long dropped = 0;
         _store.Epoch.Acquire();
@@ -87,17 +91,25 @@ internal sealed class ExpiredRecordSweeper
                     int size = RecordLayout.TotalSize(r);
                     if (size <= 0 || offset + size > length) break;
                     ulong info = RecordInfo.Persistent(*(ulong*)r);
-                    const ulong candidate = RecordInfo.SoleVersion | RecordInfo.HasExpiration;
-                    if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone | candidate)) == candidate)
+                    if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone | RecordInfo.HasExpiration)) == RecordInfo.HasExpiration)
                     {
                         long expiration = RecordLayout.Expiration(r);
                         if (expiration > now) earliest = Math.Min(earliest, expiration);
-                        else switch (_store.TryDropExpiredHead(RecordLayout.Key(r), baseAddress + offset, RecordInfo.PreviousAddress(info)))
+                        else
                         {
-                            case KVStore.DropOutcome.Dropped: dropped++; break;
-                            // A newer record heads its chain (of another key, which may go first, or a newer version of this
-                            // one): look again later, not at every sweep.
-                            case KVStore.DropOutcome.NotHead: earliest = Math.Min(earliest, now + RevisitDelayMs); break;
+                            // A sole version heading its chain is unlinked here. Any other expired record (below another
+                            // record of its chain, or with older versions below it that unlinking would bring back) is
+                            // handed out once, for a delete that checks the key's newest record; only when the hand-out is
+                            // full is its segment looked at again (later, not at every sweep).
+                            var outcome = (info & RecordInfo.SoleVersion) != 0
+                                ? _store.TryDropExpiredHead(RecordLayout.Key(r), baseAddress + offset, RecordInfo.PreviousAddress(info))
+                                : KVStore.DropOutcome.NotHead;
+                            if (outcome == KVStore.DropOutcome.Dropped) dropped++;
+                            else if (outcome == KVStore.DropOutcome.NotHead)
+                            {
+                                if (buried is not null && buried.Count < MaxBuriedPerSweep) buried.Add(RecordLayout.Key(r).ToArray());
+                                else earliest = Math.Min(earliest, now + RevisitDelayMs);
+                            }
                         }
                     }
                     offset += size;

@@ -207,9 +207,11 @@ public sealed unsafe class KVStore : IDisposable
     private ExpiredRecordSweeper? _sweeper;
 
     /// <summary>Drops expired keys whose records are on disk and are their key's only live version, without writing (see
-    /// ExpiredRecordSweeper); returns the keys dropped. Expired keys with older versions are left to compaction.</summary>
-    public Task<long> DropExpiredOnDiskAsync(CancellationToken cancellation = default) =>
-        (_sweeper ??= new ExpiredRecordSweeper(this)).SweepAsync(cancellation);
+    /// ExpiredRecordSweeper); returns the keys dropped. Expired keys with older versions are left to compaction; expired
+    /// sole versions below another key's record are added to buried (when given), for the caller to delete
+    /// (StoreSession.DeleteIfExpired with lookOnDisk).</summary>
+    public Task<long> DropExpiredOnDiskAsync(List<byte[]>? buried = null, CancellationToken cancellation = default) =>
+        (_sweeper ??= new ExpiredRecordSweeper(this)).SweepAsync(buried, cancellation);
 
     /// <summary>
     /// For an immutable record at address that the caller found expired, a sole version and not a tombstone: when it is still

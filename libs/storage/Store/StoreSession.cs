@@ -28,6 +28,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public byte[]? Value;
         public object? ValueObject;   // Upsert of an object
         public long Expiration;
+        public bool OnlyIfExpired;    // Delete: only a key whose newest record has expired
         public TInput Input = default!;
         public TOutput Output = default!;
         public ulong Hash;
@@ -327,17 +328,18 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>
-    /// Deletes key only if its newest record has expired (decided under the record's lock, so a key set again meanwhile
-    /// stays). Never goes to disk. Returns NotFound|Expired when it deleted, NotFound otherwise (also for keys on disk).
+    /// Deletes key only if its newest record has expired (decided under the record's lock, or for a record on disk by the
+    /// index still pointing where the read began, so a key set again meanwhile stays). Goes to disk only with lookOnDisk
+    /// (then it may be Pending); otherwise a key on disk answers NotFound. Returns NotFound|Expired when it deleted.
     /// </summary>
-    public Status DeleteIfExpired(ReadOnlySpan<byte> key)
+    public Status DeleteIfExpired(ReadOnlySpan<byte> key, bool lookOnDisk = false)
     {
         _store.Epoch.Acquire();
-        try { return DeleteCore(key, KeyHashOf(key), true); }
+        try { return DeleteCore(key, KeyHashOf(key), true, lookOnDisk); }
         finally { _store.Epoch.Release(); }
     }
 
-    private Status DeleteCore(ReadOnlySpan<byte> key, ulong hash, bool onlyIfExpired)
+    private Status DeleteCore(ReadOnlySpan<byte> key, ulong hash, bool onlyIfExpired, bool lookOnDisk = true)
     {
         ushort tag = HashIndex.TagOf(hash);
         var waits = new AllocationWait();
@@ -349,9 +351,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.NotFound) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
             {
-                if (onlyIfExpired) return Status.NotFound;
+                if (onlyIfExpired && !lookOnDisk) return Status.NotFound;
                 TInput noInput = default!; TOutput noOutput = default!;
-                return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
+                return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0, onlyIfExpired: onlyIfExpired);
             }
             ref ulong info = ref RecordLayout.Info(rec);
             var region = RegionOf(address);
@@ -715,7 +717,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
-        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null)
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false)
     {
         var op = _rearm;
         if (op is null)
@@ -726,6 +728,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op.Value = kind == OpKind.Upsert && obj is null ? value.ToArray() : null;
             op.ValueObject = obj;
             op.Expiration = expiration;
+            op.OnlyIfExpired = onlyIfExpired; // a restart re-arms the same op: the flag stays
             op.Hash = hash;
             op.Error = null;
             op.Input = input;
@@ -787,6 +790,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.Key = [];
         op.Value = null;
         op.ValueObject = null;
+        op.OnlyIfExpired = false;
         op.Object = null;
         op.ObjectLoaded = false;
         op.Input = default!;
@@ -898,7 +902,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
                 case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
-                case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, false); break;
+                case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, op.OnlyIfExpired); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
         }
@@ -971,7 +975,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             case OpKind.Delete:
             {
-                if (!live) { Report(op, Status.NotFound); return true; }
+                if (!live || (op.OnlyIfExpired && !expired)) { Report(op, Status.NotFound); return true; }
                 while (true)
                 {
                     if (AppendTombstone(op.Key, slot, tag, entry, ref waits)) break;
