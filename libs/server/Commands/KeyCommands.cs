@@ -273,8 +273,10 @@ public static class KeyCommands
             {
                 var it = state.Iterator;
                 // COUNT is the work of one call: the keys of this database it examines. Keys of other databases share the log,
-                // so they are skipped at a bounded rate too, and one call never runs over more than a few pages.
+                // and so do garbage records (superseded, deleted, expired), so those are bounded too: a call reads at most
+                // about skipLimit records, a page at a time, however little of the log is live.
                 long examined = 0, skipped = 0, skipLimit = Math.Min(count, 1L << 32) * 16 + 65536;
+                long seenAtStart = it.RecordsSeen;
                 var batch = new List<IteratedRecord>();
                 try
                 {
@@ -282,9 +284,9 @@ public static class KeyCommands
                     {
                         if (!scans.TryTake(state, out var key))
                         {
-                            if (it.Done) break;
+                            if (it.Done || it.RecordsSeen - seenAtStart >= skipLimit) break;
                             batch.Clear();
-                            it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
+                            it.NextBatchAsync(batch, 4096, maxPages: 1).AsTask().GetAwaiter().GetResult();
                             scans.Buffer(state, batch);
                             continue;
                         }

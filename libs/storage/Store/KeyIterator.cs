@@ -84,12 +84,17 @@ public sealed class KeyIterator : IDisposable
         }
     }
 
-    /// <summary>Adds up to about max live records from the cursor on; returns false when the iteration is complete.</summary>
-    public async ValueTask<bool> NextBatchAsync(List<IteratedRecord> batch, int max = 1024)
+    /// <summary>Records looked at so far (live or not): the work done, which a log of mostly garbage makes much more than
+    /// the records returned.</summary>
+    public long RecordsSeen { get; private set; }
+
+    /// <summary>Adds up to about max live records from the cursor on, reading at most maxPages log pages (so a call's work
+    /// is bounded where most records are garbage); returns false when the iteration is complete.</summary>
+    public async ValueTask<bool> NextBatchAsync(List<IteratedRecord> batch, int max = 1024, int maxPages = int.MaxValue)
     {
         WaitForWritersBelowEnd();
         int target = batch.Count + max;
-        while (batch.Count < target && Cursor < End)
+        for (int pages = 0; batch.Count < target && Cursor < End && pages < maxPages; pages++)
         {
             long page = _log.PageOf(Cursor);
             long pageEnd = Math.Min(_log.PageStart(page + 1), End);
@@ -100,6 +105,7 @@ public sealed class KeyIterator : IDisposable
                 var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
                 IteratorScan.ScanBuffer(bytes, Cursor, candidates);
             }
+            RecordsSeen += candidates.Count;
             foreach (var (address, record, obj) in candidates)
             {
                 if (!await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) continue;
