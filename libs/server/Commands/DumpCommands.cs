@@ -10,12 +10,12 @@ public static class DumpCommands
 {
     public static void Dump(RespServerSession s)
     {
-        var input = new StringInput { Op = StringOp.Copy };
+        var input = new StringInput { Op = StringOp.Fetch };
         var st = s.Storage.Read(s.Arg(1), ref input);
         s.CountKeyLookup(st.IsFound());
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
         if (!st.IsFound()) { s.Writer.WriteNull(); return; }
-        s.Writer.WriteBulkString(DumpFormat.Dump(s.Storage.Result.Old!));
+        s.Writer.WriteBulkString(s.Storage.Result.Value is { } collection ? DumpFormat.Dump(collection) : DumpFormat.Dump(s.Storage.Result.Old!));
     }
 
     public static void Restore(RespServerSession s)
@@ -68,7 +68,7 @@ public static class DumpCommands
             for (int i = 4; i < s.Argc; i++) args.Add(Persistence.ArgRef.Of(i));
             s.PropagateAs([.. args]);
         }
-        s.Storage.Upsert(s.Arg(1), value, at);
+        s.Storage.UpsertFetched(s.Arg(1), value, at);
         if (idle)
         {
             var setIdle = new StringInput { Op = StringOp.SetAccessTime, Number = Math.Max(0, Garnet.storage.Log.AccessClock.NowSeconds - Math.Min(idleSeconds, uint.MaxValue)) };

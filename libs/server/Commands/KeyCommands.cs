@@ -41,9 +41,10 @@ public static class KeyCommands
 
     public static void Type(RespServerSession s)
     {
-        bool found = Exists(s, s.Arg(1));
+        var input = new StringInput { Op = StringOp.Exists };
+        bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
         s.CountKeyLookup(found);
-        s.Writer.WriteSimpleString(found ? "string" : "none");
+        s.Writer.WriteSimpleString(found ? s.Storage.Result.Text ?? "string" : "none");
     }
 
     public static void Expire(RespServerSession s) => ExpireCore(s, seconds: true, absolute: false, "expire");
@@ -114,13 +115,14 @@ public static class KeyCommands
 
     // ---- copying keys ----
 
-    /// <summary>Reads key's value and expiration together, from one record (null when the key does not exist).</summary>
-    private static byte[]? Fetch(RespServerSession s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
+    /// <summary>Reads key's value (a string's bytes or a collection's copy) and expiration together, from one record
+    /// (null when the key does not exist).</summary>
+    private static object? Fetch(RespServerSession s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
     {
-        var input = new StringInput { Op = StringOp.Copy };
+        var input = new StringInput { Op = StringOp.Fetch };
         bool found = s.Storage.Read(key, ref input, db).IsFound();
         expiration = found ? s.Storage.Result.Number : 0;
-        return found ? s.Storage.Result.Old : null;
+        return found ? (object?)s.Storage.Result.Value ?? s.Storage.Result.Old : null;
     }
 
     public static void Rename(RespServerSession s) => RenameCore(s, nx: false);
@@ -133,7 +135,7 @@ public static class KeyCommands
         bool same = s.Arg(1).SequenceEqual(s.Arg(2));
         if (nx && Exists(s, s.Arg(2))) { s.Writer.WriteInteger(0); return; }
         if (same) { if (nx) s.Writer.WriteInteger(0); else s.Writer.WriteOk(); return; }
-        s.Storage.Upsert(s.Arg(2), value, expiration);
+        s.Storage.UpsertFetched(s.Arg(2), value, expiration);
         s.Storage.Delete(s.Arg(1));
         if (nx) s.Writer.WriteInteger(1);
         else s.Writer.WriteOk();
@@ -159,7 +161,7 @@ public static class KeyCommands
         s.CountKeyLookup(value is not null); // Redis reads COPY's source as a read (lookupKeyRead)
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
-        s.Storage.Upsert(s.Arg(2), value, expiration, db);
+        s.Storage.UpsertFetched(s.Arg(2), value, expiration, db);
         s.Writer.WriteInteger(1);
     }
 
@@ -170,7 +172,7 @@ public static class KeyCommands
         if (d == s.Database) { s.WriteError("ERR source and destination objects are the same"); return; }
         var value = Fetch(s, s.Arg(1), out long expiration);
         if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
-        s.Storage.Upsert(s.Arg(1), value, expiration, (int)d);
+        s.Storage.UpsertFetched(s.Arg(1), value, expiration, (int)d);
         s.Storage.Delete(s.Arg(1));
         s.Writer.WriteInteger(1);
     }
@@ -292,8 +294,8 @@ public static class KeyCommands
                         }
                         if (!InDb(key, id)) { skipped++; continue; }
                         examined++;
-                        if (type is not null && type != "string") continue; // every value is a string for now
                         if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(key, 2, key.Length - 2))) continue;
+                        if (type is not null && TypeOf(s, key.AsSpan(2)) != type) continue;
                         found.Add(key[2..]);
                     }
                 }
@@ -308,6 +310,13 @@ public static class KeyCommands
         s.Writer.WriteBulkString(next.ToString());
         s.Writer.WriteArrayHeader(found.Count);
         foreach (var k in found) s.Writer.WriteBulkString(k);
+    }
+
+    /// <summary>TYPE's answer for key ("none" when it does not exist), without marking it accessed.</summary>
+    private static string TypeOf(RespServerSession s, ReadOnlySpan<byte> key)
+    {
+        var input = new StringInput { Op = StringOp.Exists };
+        return s.Storage.Read(key, ref input).IsFound() ? s.Storage.Result.Text ?? "string" : "none";
     }
 
     public static void RandomKey(RespServerSession s)

@@ -245,8 +245,12 @@ public sealed class Checkpointer : IDisposable
                         {
                             if (r.Key.Length < 2 || !dbOf.TryGetValue((r.Key[0] << 8) | r.Key[1], out int db)) continue; // a flushed database
                             if (r.Expiration != 0 && r.Expiration <= cutMs) continue; // expired at the cut
-                            ReadOnlySpan<byte> value = r.IsObject ? ((LargeValue)serializer.Deserialize(r.Value)).Span : r.Value; // adopts r.Value: no copy
-                            writer.WriteString(db, r.Key.AsSpan(2), value, r.Expiration);
+                            if (!r.IsObject) { writer.WriteString(db, r.Key.AsSpan(2), r.Value, r.Expiration); continue; }
+                            switch (serializer.Deserialize(r.Value)) // a large string adopts r.Value: no copy
+                            {
+                                case LargeValue large: writer.WriteString(db, r.Key.AsSpan(2), large.Span, r.Expiration); break;
+                                case Garnet.server.Objects.CollectionObject collection: writer.WriteCollection(db, r.Key.AsSpan(2), collection, r.Expiration); break;
+                            }
                         }
                     }
                 }

@@ -16,8 +16,9 @@ using System.Text;
 
 namespace Garnet.server.Persistence;
 
-/// <summary>One string key. Value may be a slice of a larger array (see RdbFileReader.LargeStringHeadroom).</summary>
-public readonly record struct RdbEntry(int Db, byte[] Key, ReadOnlyMemory<byte> Value, long ExpirationMs)
+/// <summary>One key: a string (Value, which may be a slice of a larger array, see RdbFileReader.LargeStringHeadroom) or a
+/// collection (Collection; null for a string).</summary>
+public readonly record struct RdbEntry(int Db, byte[] Key, ReadOnlyMemory<byte> Value, long ExpirationMs, Garnet.server.Objects.CollectionObject? Collection = null)
 {
     /// <summary>The array behind a value read with headroom: Value is array[headroom..], the whole rest of it; else null.</summary>
     public byte[]? ValueArrayWithHeadroom(int headroom) =>
@@ -132,8 +133,18 @@ public sealed class RdbFileReader : IDisposable
                     if (progress is not null && Offset >= nextProgress) { progress(Offset); nextProgress = Offset + (64 << 20); }
                     break;
                 }
+                case RdbCollections.TypeList:
+                case RdbCollections.TypeHash:
+                {
+                    var key = TakeString();
+                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what));
+                    Keys++;
+                    onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : collection));
+                    expiration = 0;
+                    break;
+                }
                 default:
-                    throw Bad($"value type {op} is not supported (this server stores strings only so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists and hashes in their plain encodings so far)", Offset - 1);
             }
             Consume();
         }

@@ -42,7 +42,7 @@ public sealed class RdbFileWriter : IDisposable
         RdbEncoding.WriteString(_buffer, Encoding.UTF8.GetBytes(value));
     }
 
-    public void WriteString(int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expirationMs)
+    private void WriteKeyPrefix(int db, long expirationMs)
     {
         if (db != _db)
         {
@@ -57,6 +57,20 @@ public sealed class RdbFileWriter : IDisposable
             BinaryPrimitives.WriteInt64LittleEndian(s[1..], expirationMs);
             _buffer.Advance(9);
         }
+    }
+
+    /// <summary>A collection key, in Redis's plain encoding of its type (RdbCollections).</summary>
+    public void WriteCollection(int db, ReadOnlySpan<byte> key, Garnet.server.Objects.CollectionObject value, long expirationMs)
+    {
+        WriteKeyPrefix(db, expirationMs);
+        RdbCollections.Write(_buffer, key, value, () => { if (_buffer.WrittenCount >= SpillBytes) Spill(); });
+        Keys++;
+        if (_buffer.WrittenCount >= SpillBytes) Spill();
+    }
+
+    public void WriteString(int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expirationMs)
+    {
+        WriteKeyPrefix(db, expirationMs);
         _buffer.Write([TypeString]);
         RdbEncoding.WriteString(_buffer, key);
         if (value.Length > SpillBytes)

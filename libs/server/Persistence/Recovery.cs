@@ -99,7 +99,8 @@ public static class Recovery
             key[1] = (byte)id;
             e.Key.CopyTo(key, 2);
             var stored = key.AsSpan(0, e.Key.Length + 2);
-            var status = e.Value.Length > LargeValue.InlineLimit
+            var status = e.Collection is not null ? session.Upsert(stored, e.Collection, e.ExpirationMs)
+                : e.Value.Length > LargeValue.InlineLimit
                 ? session.Upsert(stored, AsLargeValue(e), e.ExpirationMs)
                 : session.Upsert(stored, e.Value.Span, e.ExpirationMs);
             if (status.IsPending()) session.CompletePending(wait: true);

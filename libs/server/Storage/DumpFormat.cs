@@ -1,5 +1,6 @@
-// DumpFormat: Redis's DUMP/RESTORE payload for the value types we have (strings, which include HyperLogLogs):
-//   [RDB type 0 = string][RDB string encoding][RDB version, 2 bytes little-endian][CRC64 of all before, 8 bytes LE]
+// DumpFormat: Redis's DUMP/RESTORE payload for the value types we have (strings, which include HyperLogLogs, and the
+// collections in their plain RDB encodings, see RdbCollections):
+//   [RDB type][the type's RDB encoding][RDB version, 2 bytes little-endian][CRC64 of all before, 8 bytes LE]
 // The string encodings and the CRC are RdbEncoding's. We write RDB version 10 (Redis 7.0) so older servers accept our
 // payloads, and accept up to 11 (Redis 7.2).
 using System.Buffers;
@@ -18,6 +19,18 @@ public static class DumpFormat
         var b = new ArrayBufferWriter<byte>(value.Length + 24);
         b.Write([TypeString]);
         RdbEncoding.WriteString(b, value);
+        return Finish(b);
+    }
+
+    public static byte[] Dump(Garnet.server.Objects.CollectionObject value)
+    {
+        var b = new ArrayBufferWriter<byte>();
+        RdbCollections.WriteValue(b, value);
+        return Finish(b);
+    }
+
+    private static byte[] Finish(ArrayBufferWriter<byte> b)
+    {
         b.Write([(byte)(WriteVersion & 0xff), (byte)(WriteVersion >> 8)]);
         Span<byte> crc = stackalloc byte[8];
         BinaryPrimitives.WriteUInt64LittleEndian(crc, RdbEncoding.Crc64(0, b.WrittenSpan));
@@ -25,8 +38,9 @@ public static class DumpFormat
         return b.WrittenSpan.ToArray();
     }
 
-    /// <summary>Checks footer and CRC and decodes the value; null for a wrong version/checksum or unsupported data.</summary>
-    public static byte[]? Restore(ReadOnlySpan<byte> payload, out string? error)
+    /// <summary>Checks footer and CRC and decodes the value (a string's bytes or a CollectionObject); null for a wrong
+    /// version/checksum or unsupported data.</summary>
+    public static object? Restore(ReadOnlySpan<byte> payload, out string? error)
     {
         error = "ERR DUMP payload version or checksum are wrong";
         if (payload.Length < 10) return null;
@@ -36,11 +50,30 @@ public static class DumpFormat
         if (RdbEncoding.Crc64(0, payload[..^8]) != crc) return null;
         error = "ERR Bad data format";
         var body = payload[..^10];
-        if (body.Length < 1 || body[0] != TypeString) return null;
+        if (body.Length < 1) return null;
+        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeHash) return RestoreCollection(body, ref error);
+        if (body[0] != TypeString) return null;
         int at = 1;
         var value = RdbEncoding.ReadString(body, ref at);
         if (value is null || at != body.Length) return null;
         error = null;
         return value;
+    }
+
+    private static Garnet.server.Objects.CollectionObject? RestoreCollection(ReadOnlySpan<byte> body, ref string? error)
+    {
+        var bytes = body.ToArray();
+        int at = 1;
+        try
+        {
+            var value = RdbCollections.Read(bytes[0],
+                () => { long n = RdbEncoding.ReadLength(bytes, ref at, out bool special); return n < 0 || special ? throw new InvalidDataException() : n; },
+                () => RdbEncoding.ReadString(bytes, ref at) ?? throw new InvalidDataException(),
+                what => new InvalidDataException(what));
+            if (at != bytes.Length) return null;
+            error = null;
+            return value;
+        }
+        catch (InvalidDataException) { return null; }
     }
 }

@@ -1,6 +1,6 @@
 // ServerObjectSerializer: the server's object values as bytes (for the object log): one type byte, then the payload.
 // Type 1: LargeValue (the raw string bytes), which holds exactly this form, so it is lent and adopted without copies.
-// Other types arrive with the object store. Dropped large values are reported to MemoryReclaimer: their memory is
+// Types 2-5: collections (ObjectKind; the payload is the type's own, see CollectionObject.WritePayload). Dropped large values are reported to MemoryReclaimer: their memory is
 // garbage the GC should give back soon (see docs/performance.md, "Memory with large values").
 using System.Buffers;
 using Garnet.common.Util;
@@ -16,14 +16,24 @@ public sealed class ServerObjectSerializer : Garnet.storage.Objects.IObjectSeria
             case LargeValue lv:
                 output.Write(lv.Serialized);
                 break;
+            case Garnet.server.Objects.CollectionObject c:
+                output.GetSpan(1)[0] = (byte)c.Kind;
+                output.Advance(1);
+                c.WritePayload(output);
+                break;
             default:
                 throw new NotSupportedException("cannot serialize " + value.GetType().Name);
         }
     }
 
-    public object Deserialize(ReadOnlySpan<byte> bytes) => bytes.Length > 0 && bytes[0] == LargeValue.SerializedType
-        ? LargeValue.Copy(bytes[1..])
-        : throw new InvalidDataException("unknown object type " + (bytes.Length > 0 ? bytes[0] : -1));
+    public object Deserialize(ReadOnlySpan<byte> bytes)
+    {
+        if (bytes.Length == 0) throw new InvalidDataException("empty object");
+        if (bytes[0] == LargeValue.SerializedType) return LargeValue.Copy(bytes[1..]);
+        if (bytes[0] is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.SortedSet)
+            return Garnet.server.Objects.CollectionObject.Read((Garnet.server.Objects.ObjectKind)bytes[0], bytes[1..]);
+        throw new InvalidDataException("unknown object type " + bytes[0]);
+    }
 
     /// <summary>Deserializes an array nobody changes any more; a large string keeps it (no copy).</summary>
     public object Deserialize(byte[] bytes) => bytes.Length > 0 && bytes[0] == LargeValue.SerializedType
@@ -42,6 +52,7 @@ public sealed class ServerObjectSerializer : Garnet.storage.Objects.IObjectSeria
     public long HeapSize(object value) => value switch
     {
         LargeValue lv => LargeValue.HeapBytes(lv.Length),
+        Garnet.server.Objects.CollectionObject c => c.HeapBytes,
         _ => 64,
     };
 

@@ -11,6 +11,7 @@ public sealed class StorageSession : IDisposable
 {
     private readonly StoreHost _host;
     private readonly StoreSession<StringInput, StringOutput, StringFunctions> _session;
+    private StoreSession<ObjectOperation, NoOutput, ObjectFunctions>? _objects; // collections (made on first use)
     private byte[] _key = new byte[256];
 
     public StorageSession(StoreHost host, RespWriter writer)
@@ -91,6 +92,20 @@ public sealed class StorageSession : IDisposable
         return Result.Status = st;
     }
 
+    /// <summary>Stores a collection as key's value (replacing any value). The store owns the object from now on.</summary>
+    public Status UpsertObject(ReadOnlySpan<byte> key, Garnet.server.Objects.CollectionObject value, long expiration = 0, int db = -1)
+    {
+        Output();
+        var st = _session.Upsert(StoredKey(key, db < 0 ? Database : db), value, expiration);
+        if (st.IsPending()) st = Wait();
+        return Result.Status = st;
+    }
+
+    /// <summary>Stores a value fetched whole (StringOp.Fetch): a string's bytes or a collection.</summary>
+    public Status UpsertFetched(ReadOnlySpan<byte> key, object value, long expiration = 0, int db = -1) => value is Garnet.server.Objects.CollectionObject c
+        ? UpsertObject(key, c, expiration, db)
+        : Upsert(key, (byte[])value, expiration, db);
+
     /// <summary>True when a live key was deleted.</summary>
     public bool Delete(ReadOnlySpan<byte> key, int db = -1)
     {
@@ -98,6 +113,38 @@ public sealed class StorageSession : IDisposable
         var st = _session.Delete(StoredKey(key, db < 0 ? Database : db));
         if (st.IsPending()) st = Wait();
         return st == Status.Found;
+    }
+
+    /// <summary>Runs a read of a collection (ObjectOperation.Apply on it; Missing when there is none). Returns the status.</summary>
+    public Status ReadObject(ReadOnlySpan<byte> key, ObjectOperation op, int db = -1)
+    {
+        var session = Objects();
+        op.Error = null;
+        NoOutput none = default;
+        var st = session.Read(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
+        if (st.IsPending()) st = WaitObject(session, op);
+        if (!st.IsFound() && !st.IsPending()) { if (op.Error is null) op.Missing(); }
+        return op.Status = st;
+    }
+
+    /// <summary>Runs a change of a collection (creating it if the operation does; see ObjectFunctions).</summary>
+    public Status UpdateObject(ReadOnlySpan<byte> key, ObjectOperation op, int db = -1)
+    {
+        var session = Objects();
+        op.Error = null;
+        NoOutput none = default;
+        var st = session.Rmw(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
+        if (st.IsPending()) st = WaitObject(session, op);
+        return op.Status = st;
+    }
+
+    private StoreSession<ObjectOperation, NoOutput, ObjectFunctions> Objects() =>
+        _objects ??= _host.Store.NewSession<ObjectOperation, NoOutput, ObjectFunctions>(new ObjectFunctions());
+
+    private static Status WaitObject(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session, ObjectOperation op)
+    {
+        while (!session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
+        return op.Status;
     }
 
     /// <summary>Deletes a raw stored key (used for purges).</summary>
@@ -114,5 +161,9 @@ public sealed class StorageSession : IDisposable
         return Result.Status;
     }
 
-    public void Dispose() => _session.Dispose();
+    public void Dispose()
+    {
+        _session.Dispose();
+        _objects?.Dispose();
+    }
 }

@@ -10,7 +10,9 @@ using Garnet.storage.Store;
 
 namespace Garnet.server.Storage;
 
-public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage, GetDel, SetAccessTime }
+/// <summary>Copy: a string's bytes (WRONGTYPE for a collection). Fetch: the value whatever its type (a collection's clone
+/// in OpResult.Value), for RENAME, COPY, MOVE and DUMP.</summary>
+public enum StringOp : byte { Get, Exists, StrLen, GetRange, Ttl, Set, Append, SetRange, IncrBy, IncrByFloat, Expire, Persist, GetEx, Copy, GetBit, BitCount, BitPos, SetBit, PfAdd, BitField, Usage, GetDel, SetAccessTime, Fetch }
 
 [Flags]
 public enum SetFlags : byte { None = 0, Nx = 1, Xx = 2, KeepTtl = 4, Get = 8 }
@@ -46,11 +48,12 @@ public sealed class OpResult
     public byte[]? Staged;      // a whole new value computed before its record exists (PFADD)
     public long?[]? Replies;    // BITFIELD's replies
     public uint AccessTime;     // OBJECT IDLETIME: the key's last access, Unix seconds
+    public Garnet.server.Objects.CollectionObject? Value; // a collection value fetched whole (StringOp.Fetch)
     public long ExpiredDeletes; // pending deletes that completed by deleting an expired key (counted across ops, never reset)
 
     public void Reset()
     {
-        Status = 0; Number = 0; Error = null; Old = null; SharedInteger = false; NewLength = 0; Text = null; Staged = null; Replies = null; AccessTime = 0;
+        Status = 0; Number = 0; Error = null; Old = null; SharedInteger = false; NewLength = 0; Text = null; Staged = null; Replies = null; AccessTime = 0; Value = null;
     }
 }
 
@@ -78,14 +81,17 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         var r = output.Result;
         if (TouchesKey(in input)) record.Touch();
+        if (record.Object is Garnet.server.Objects.CollectionObject collection) { CollectionKeyOps.Read(ref record, collection, ref input, r); return true; }
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
             case StringOp.Get: r.Writer.WriteBulkString(value); break;
+            case StringOp.Exists: r.Text = "string"; break;
             case StringOp.StrLen: r.Number = value.Length; break;
             case StringOp.GetRange: r.Writer.WriteBulkString(Range(value, input.Number, input.Number2)); break;
             case StringOp.Ttl: r.Number = record.Expiration; break;
-            case StringOp.Copy: r.Old = value.ToArray(); r.Number = record.Expiration; break;
+            case StringOp.Copy:
+            case StringOp.Fetch: r.Old = value.ToArray(); r.Number = record.Expiration; break;
             case StringOp.GetBit: r.Number = Bitmaps.GetBit(value, input.Number); break;
             case StringOp.BitCount: r.Number = Bitmaps.Count(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
             case StringOp.BitPos: r.Number = Bitmaps.Position(value, input.Number, input.Number2, (BitFlags)input.Flags); break;
@@ -251,6 +257,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             record.SetAccessTime((uint)input.Number);
             return UpdateAction.Done;
         }
+        if (record.Object is Garnet.server.Objects.CollectionObject) return CollectionKeyOps.InPlace(ref record, ref input, r);
         // A LargeValue never fits in place (FitsInPlace is false for objects): changes to it copy.
         if (!TryGetString(ref record, out var old)) { r.Error = WrongType; return UpdateAction.Abort; }
         switch (input.Op)
@@ -369,6 +376,16 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         valueLength = 0;
         expiration = oldRecord.Expiration;
         if (input.Op == StringOp.SetAccessTime) return false;
+        if (oldRecord.Object is Garnet.server.Objects.CollectionObject)
+        {
+            if (input.Op != StringOp.Set) return CollectionKeyOps.NeedCopy(ref oldRecord, ref input, r, out valueLength, out expiration);
+            // SET over a collection: the new value is a string (SET ... GET needs the old one to be a string).
+            if ((input.Flags & (byte)SetFlags.Get) != 0) { r.Error = WrongType; return false; }
+            if ((input.Flags & (byte)SetFlags.Nx) != 0) return false;
+            valueLength = Shape(input.Length, r);
+            if ((input.Flags & (byte)SetFlags.KeepTtl) == 0) expiration = input.Number;
+            return true;
+        }
         if (!TryGetString(ref oldRecord, out var old)) { r.Error = WrongType; return false; }
         valueLength = Shape(NewLengthOf(ref input, old, r), r);
         if (r.Error is not null) return false;
@@ -440,6 +457,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public void CopyUpdater(ref RecordRef oldRecord, ref StringInput input, ref RecordRef newRecord, ref StringOutput output)
     {
         var r = output.Result;
+        if (oldRecord.Object is Garnet.server.Objects.CollectionObject collection && input.Op != StringOp.Set) { CollectionKeyOps.Copy(collection, ref newRecord); return; }
         TryGetString(ref oldRecord, out var old);
         var v = Target(ref newRecord, r, out var large);
         switch (input.Op)
@@ -511,7 +529,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     }
 
     /// <summary>EXPIRE's NX/XX/GT/LT rules; a key without expiration counts as expiring never (infinite).</summary>
-    private static bool ExpireAllowed(long current, long next, byte flags)
+    internal static bool ExpireAllowed(long current, long next, byte flags)
     {
         var f = (ExpireFlags)flags;
         if (f.HasFlag(ExpireFlags.Nx) && current != 0) return false;

@@ -1,0 +1,239 @@
+// HashCommands: Redis's hash family (HSET ... HSCAN) on HashObject. Each command is one ObjectOperation run by the
+// engine on the key's hash (ObjectFunctions), then a reply written from what the operation found.
+using System.Globalization;
+using System.Text;
+using Garnet.server.Objects;
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class HashCommands
+{
+    private const string NotInteger = StringFunctions.NotInteger;
+
+    /// <summary>An operation on a hash given as a function: Apply returns whether it changed the hash.</summary>
+    private sealed class HashOp(Func<HashObject, bool> apply, bool creates = false, bool touches = true) : ObjectOperation
+    {
+        public override ObjectKind Kind => ObjectKind.Hash;
+        public override bool CreatesKey => creates;
+        public override bool TouchesKey => touches;
+        public override bool Apply(CollectionObject collection) => apply((HashObject)collection);
+    }
+
+    /// <summary>Runs op; false after writing its error (WRONGTYPE, ...).</summary>
+    private static bool Run(RespServerSession s, HashOp op, bool write)
+    {
+        if (write) s.Storage.UpdateObject(s.Arg(1), op);
+        else
+        {
+            s.Storage.ReadObject(s.Arg(1), op);
+            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
+        }
+        if (op.Error is null) return true;
+        s.WriteError(op.Error);
+        return false;
+    }
+
+    public static void HSet(RespServerSession s) => SetFields(s, reply: true);
+    public static void HMSet(RespServerSession s) => SetFields(s, reply: false);
+
+    private static void SetFields(RespServerSession s, bool reply)
+    {
+        if ((s.Argc - 2) % 2 != 0) { s.WriteError($"ERR wrong number of arguments for '{(reply ? "hset" : "hmset")}' command"); return; }
+        var pairs = Args(s, 2);
+        long added = 0;
+        var op = new HashOp(h =>
+        {
+            added = 0;
+            for (int i = 0; i < pairs.Length; i += 2) if (h.Set(pairs[i], pairs[i + 1])) added++;
+            return true;
+        }, creates: true);
+        if (!Run(s, op, write: true)) return;
+        if (reply) s.Writer.WriteInteger(added); else s.Writer.WriteOk();
+    }
+
+    public static void HSetNx(RespServerSession s)
+    {
+        var field = s.Arg(2).ToArray();
+        var value = s.Arg(3).ToArray();
+        bool set = false;
+        var op = new HashOp(h => set = !h.Contains(field) && h.Set(field, value), creates: true);
+        if (!Run(s, op, write: true)) return;
+        s.Writer.WriteInteger(set ? 1 : 0);
+    }
+
+    public static void HGet(RespServerSession s)
+    {
+        var field = s.Arg(2).ToArray();
+        byte[]? value = null;
+        if (!Run(s, new HashOp(h => { value = h.Get(field); return false; }), write: false)) return;
+        if (value is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(value);
+    }
+
+    public static void HMGet(RespServerSession s)
+    {
+        var fields = Args(s, 2);
+        var values = new byte[]?[fields.Length];
+        if (!Run(s, new HashOp(h => { for (int i = 0; i < fields.Length; i++) values[i] = h.Get(fields[i]); return false; }), write: false)) return;
+        s.Writer.WriteArrayHeader(values.Length);
+        foreach (var v in values) if (v is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(v);
+    }
+
+    public static void HDel(RespServerSession s)
+    {
+        var fields = Args(s, 2);
+        long removed = 0;
+        var op = new HashOp(h =>
+        {
+            removed = 0;
+            foreach (var f in fields) if (h.Remove(f)) removed++;
+            return removed > 0;
+        });
+        if (!Run(s, op, write: true)) return;
+        s.Writer.WriteInteger(removed);
+    }
+
+    public static void HLen(RespServerSession s)
+    {
+        long n = 0;
+        if (!Run(s, new HashOp(h => { n = h.Count; return false; }), write: false)) return;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void HExists(RespServerSession s)
+    {
+        var field = s.Arg(2).ToArray();
+        bool found = false;
+        if (!Run(s, new HashOp(h => { found = h.Contains(field); return false; }), write: false)) return;
+        s.Writer.WriteInteger(found ? 1 : 0);
+    }
+
+    public static void HStrLen(RespServerSession s)
+    {
+        var field = s.Arg(2).ToArray();
+        long n = 0;
+        if (!Run(s, new HashOp(h => { n = h.Get(field)?.Length ?? 0; return false; }), write: false)) return;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void HKeys(RespServerSession s) => WriteEntries(s, keys: true, values: false);
+    public static void HVals(RespServerSession s) => WriteEntries(s, keys: false, values: true);
+    public static void HGetAll(RespServerSession s) => WriteEntries(s, keys: true, values: true);
+
+    private static void WriteEntries(RespServerSession s, bool keys, bool values)
+    {
+        List<KeyValuePair<byte[], byte[]>> entries = [];
+        if (!Run(s, new HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
+        if (keys && values) s.Writer.WriteMapHeader(entries.Count);
+        else s.Writer.WriteArrayHeader(entries.Count);
+        foreach (var (k, v) in entries)
+        {
+            if (keys) s.Writer.WriteBulkString(k);
+            if (values) s.Writer.WriteBulkString(v);
+        }
+    }
+
+    public static void HIncrBy(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(3), out long delta)) { s.WriteError(NotInteger); return; }
+        var field = s.Arg(2).ToArray();
+        long result = 0;
+        string? error = null;
+        var op = new HashOp(h =>
+        {
+            error = null;
+            long current = 0;
+            if (h.Get(field) is { } old && !NumberParsing.TryParseInt64(old, out current)) { error = "ERR hash value is not an integer"; return false; }
+            if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta)) { error = StringFunctions.Overflow; return false; }
+            result = current + delta;
+            h.Set(field, Encoding.ASCII.GetBytes(result.ToString(CultureInfo.InvariantCulture)));
+            return true;
+        }, creates: true);
+        if (!Run(s, op, write: true)) return;
+        if (error is not null) { s.WriteError(error); return; }
+        s.Writer.WriteInteger(result);
+    }
+
+    public static void HIncrByFloat(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseDouble(s.Arg(3), out double delta)) { s.WriteError(StringFunctions.NotFloat); return; }
+        var field = s.Arg(2).ToArray();
+        var deltaText = s.Arg(3).ToArray();
+        string text = "";
+        string? error = null;
+        var op = new HashOp(h =>
+        {
+            error = null;
+            double current = 0;
+            var old = h.Get(field);
+            if (old is not null && !NumberParsing.TryParseDouble(old, out current)) { error = "ERR hash value is not a float"; return false; }
+            double value = current + delta;
+            if (!double.IsFinite(value)) { error = StringFunctions.NaNOrInfinity; return false; }
+            text = NumberParsing.TryAddDecimal(old ?? "0"u8.ToArray(), deltaText, out string? exact) ? exact! : StringFunctions.FormatFloat(value);
+            h.Set(field, Encoding.ASCII.GetBytes(text));
+            return true;
+        }, creates: true);
+        if (!Run(s, op, write: true)) return;
+        if (error is not null) { s.WriteError(error); return; }
+        s.Writer.WriteBulkString(text);
+        // Replicas and the AOF get the result, not the increment (as Redis propagates HSET key field result).
+        s.PropagateAs(Persistence.ArgRef.Of("HSET"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(2), Persistence.ArgRef.Of(text));
+    }
+
+    public static void HRandField(RespServerSession s)
+    {
+        bool withCount = s.Argc >= 3;
+        long count = 1;
+        bool withValues = false;
+        if (withCount)
+        {
+            if (!NumberParsing.TryParseInt64(s.Arg(2), out count)) { s.WriteError(NotInteger); return; }
+            if (s.Argc == 4)
+            {
+                if (!s.ArgEquals(3, "WITHVALUES"u8)) { s.WriteError("ERR syntax error"); return; }
+                withValues = true;
+            }
+            else if (s.Argc > 4) { s.WriteError("ERR syntax error"); return; }
+            // Redis refuses counts whose reply could not be built (-count * 2 overflowing).
+            if (count < -(long.MaxValue / 2) || count > long.MaxValue / 2) { s.WriteError("ERR value is out of range"); return; }
+        }
+        List<KeyValuePair<byte[], byte[]>> picked = [];
+        var op = new HashOp(h => { picked = RandomPicks.Pick(h.Entries.ToList(), withCount ? count : 1); return false; });
+        if (!Run(s, op, write: false)) return;
+        if (!withCount)
+        {
+            if (picked.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(picked[0].Key);
+            return;
+        }
+        if (withValues && s.Protocol >= 3)
+        {
+            s.Writer.WriteArrayHeader(picked.Count);
+            foreach (var (k, v) in picked) { s.Writer.WriteArrayHeader(2); s.Writer.WriteBulkString(k); s.Writer.WriteBulkString(v); }
+            return;
+        }
+        s.Writer.WriteArrayHeader(picked.Count * (withValues ? 2 : 1));
+        foreach (var (k, v) in picked)
+        {
+            s.Writer.WriteBulkString(k);
+            if (withValues) s.Writer.WriteBulkString(v);
+        }
+    }
+
+    public static void HScan(RespServerSession s)
+    {
+        if (!CollectionScan.TryParse(s, out var scan, allowNoValues: true)) return;
+        List<KeyValuePair<byte[], byte[]>> entries = [];
+        if (!Run(s, new HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
+        CollectionScan.Write(s, scan, entries.Select(e => (e.Key, (byte[]?)e.Value)).ToList());
+    }
+
+    /// <summary>Copies of the arguments from index on.</summary>
+    internal static byte[][] Args(RespServerSession s, int from)
+    {
+        var a = new byte[s.Argc - from][];
+        for (int i = from; i < s.Argc; i++) a[i - from] = s.Arg(i).ToArray();
+        return a;
+    }
+}

@@ -1,0 +1,329 @@
+// ListCommands: Redis's list family (LPUSH ... LMPOP) on ListObject. Each command is one ObjectOperation run by the
+// engine on the key's list (ObjectFunctions); LMOVE and RPOPLPUSH are two, under the exclusive locks of both keys
+// (the command table marks them multi-key writes), so no other command sees the element in neither list.
+using Garnet.server.Objects;
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class ListCommands
+{
+    private const string NotInteger = StringFunctions.NotInteger;
+    private const string MustBePositive = "ERR value is out of range, must be positive";
+
+    private sealed class ListOp(Func<ListObject, bool> apply, bool creates = false, Action? missing = null) : ObjectOperation
+    {
+        public override ObjectKind Kind => ObjectKind.List;
+        public override bool CreatesKey => creates;
+        public override bool Apply(CollectionObject collection) => apply((ListObject)collection);
+        public override void Missing() => missing?.Invoke();
+    }
+
+    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ListOp op, bool write)
+    {
+        if (write) s.Storage.UpdateObject(key, op);
+        else
+        {
+            s.Storage.ReadObject(key, op);
+            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
+        }
+        if (op.Error is null) return true;
+        s.WriteError(op.Error);
+        return false;
+    }
+
+    public static void LPush(RespServerSession s) => Push(s, head: true, onlyIfExists: false);
+    public static void RPush(RespServerSession s) => Push(s, head: false, onlyIfExists: false);
+    public static void LPushX(RespServerSession s) => Push(s, head: true, onlyIfExists: true);
+    public static void RPushX(RespServerSession s) => Push(s, head: false, onlyIfExists: true);
+
+    private static void Push(RespServerSession s, bool head, bool onlyIfExists)
+    {
+        var items = HashCommands.Args(s, 2);
+        long length = 0;
+        var op = new ListOp(l =>
+        {
+            foreach (var item in items) if (head) l.PushHead(item); else l.PushTail(item);
+            length = l.Count;
+            return true;
+        }, creates: !onlyIfExists);
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteInteger(length);
+    }
+
+    public static void LPop(RespServerSession s) => Pop(s, head: true);
+    public static void RPop(RespServerSession s) => Pop(s, head: false);
+
+    private static void Pop(RespServerSession s, bool head)
+    {
+        long count = 1;
+        bool withCount = s.Argc == 3;
+        if (withCount)
+        {
+            if (!NumberParsing.TryParseInt64(s.Arg(2), out count) || count < 0) { s.WriteError(MustBePositive); return; }
+        }
+        var popped = new List<byte[]>();
+        bool exists = false;
+        var op = new ListOp(l =>
+        {
+            popped.Clear();
+            exists = true;
+            for (long i = 0; i < count && l.Count > 0; i++) popped.Add(head ? l.PopHead() : l.PopTail());
+            return popped.Count > 0;
+        });
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (!withCount) { if (popped.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(popped[0]); return; }
+        if (!exists) { s.Writer.WriteNullArray(); return; }
+        WriteItems(s, popped);
+    }
+
+    public static void LLen(RespServerSession s)
+    {
+        long n = 0;
+        if (!Run(s, s.Arg(1), new ListOp(l => { n = l.Count; return false; }), write: false)) return;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void LRange(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
+        var items = new List<byte[]>();
+        var op = new ListOp(l =>
+        {
+            items.Clear();
+            if (Normalize(l.Count, ref start, ref stop)) for (long i = start; i <= stop; i++) items.Add(l[i]);
+            return false;
+        });
+        if (!Run(s, s.Arg(1), op, write: false)) return;
+        WriteItems(s, items);
+    }
+
+    public static void LIndex(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
+        byte[]? item = null;
+        var op = new ListOp(l =>
+        {
+            long i = index < 0 ? l.Count + index : index;
+            item = i >= 0 && i < l.Count ? l[i] : null;
+            return false;
+        });
+        if (!Run(s, s.Arg(1), op, write: false)) return;
+        if (item is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(item);
+    }
+
+    public static void LSet(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
+        var value = s.Arg(3).ToArray();
+        string? error = null;
+        var op = new ListOp(l =>
+        {
+            long i = index < 0 ? l.Count + index : index;
+            if (i < 0 || i >= l.Count) { error = "ERR index out of range"; return false; }
+            error = null;
+            l.Set(i, value);
+            return true;
+        }, missing: () => error = "ERR no such key");
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (error is not null) { s.WriteError(error); return; }
+        s.Writer.WriteOk();
+    }
+
+    public static void LInsert(RespServerSession s)
+    {
+        bool before;
+        if (s.ArgEquals(2, "BEFORE"u8)) before = true;
+        else if (s.ArgEquals(2, "AFTER"u8)) before = false;
+        else { s.WriteError("ERR syntax error"); return; }
+        var pivot = s.Arg(3).ToArray();
+        var value = s.Arg(4).ToArray();
+        long result = 0;
+        var op = new ListOp(l =>
+        {
+            for (long i = 0; i < l.Count; i++)
+            {
+                if (!l[i].AsSpan().SequenceEqual(pivot)) continue;
+                l.Insert(before ? i : i + 1, value);
+                result = l.Count;
+                return true;
+            }
+            result = -1;
+            return false;
+        });
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteInteger(result);
+    }
+
+    public static void LRem(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long count)) { s.WriteError(NotInteger); return; }
+        var value = s.Arg(3).ToArray();
+        long removed = 0;
+        var op = new ListOp(l =>
+        {
+            removed = 0;
+            long limit = count == 0 ? long.MaxValue : Math.Abs(count);
+            if (count >= 0)
+            {
+                for (long i = 0; i < l.Count && removed < limit;)
+                    if (l[i].AsSpan().SequenceEqual(value)) { l.RemoveAt(i); removed++; } else i++;
+            }
+            else
+            {
+                for (long i = l.Count - 1; i >= 0 && removed < limit; i--)
+                    if (l[i].AsSpan().SequenceEqual(value)) { l.RemoveAt(i); removed++; }
+            }
+            return removed > 0;
+        });
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteInteger(removed);
+    }
+
+    public static void LTrim(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
+        var op = new ListOp(l =>
+        {
+            long a = start, b = stop;
+            if (!Normalize(l.Count, ref a, ref b)) { while (l.Count > 0) l.PopTail(); return true; } // empty: the key goes
+            if (a == 0 && b == l.Count - 1) return false;
+            l.Trim(a, b);
+            return true;
+        });
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteOk();
+    }
+
+    public static void LPos(RespServerSession s)
+    {
+        var value = s.Arg(2).ToArray();
+        long rank = 1, count = -1, maxLen = 0;
+        for (int i = 3; i < s.Argc; i++)
+        {
+            if (i + 1 >= s.Argc) { s.WriteError("ERR syntax error"); return; }
+            if (s.ArgEquals(i, "RANK"u8))
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out rank)) { s.WriteError(NotInteger); return; }
+                if (rank == 0) { s.WriteError("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"); return; }
+                if (rank == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
+            }
+            else if (s.ArgEquals(i, "COUNT"u8))
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out count)) { s.WriteError(NotInteger); return; }
+                if (count < 0) { s.WriteError("ERR COUNT can't be negative"); return; }
+            }
+            else if (s.ArgEquals(i, "MAXLEN"u8))
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out maxLen)) { s.WriteError(NotInteger); return; }
+                if (maxLen < 0) { s.WriteError("ERR MAXLEN can't be negative"); return; }
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        var found = new List<long>();
+        var op = new ListOp(l =>
+        {
+            found.Clear();
+            long want = count < 0 ? 1 : count == 0 ? long.MaxValue : count;
+            long skip = Math.Abs(rank) - 1, looked = 0;
+            for (long k = 0; k < l.Count && found.Count < want; k++)
+            {
+                if (maxLen != 0 && looked++ >= maxLen) break;
+                long i = rank > 0 ? k : l.Count - 1 - k;
+                if (!l[i].AsSpan().SequenceEqual(value)) continue;
+                if (skip > 0) { skip--; continue; }
+                found.Add(i);
+            }
+            return false;
+        });
+        if (!Run(s, s.Arg(1), op, write: false)) return;
+        if (count < 0) { if (found.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteInteger(found[0]); return; }
+        s.Writer.WriteArrayHeader(found.Count);
+        foreach (var i in found) s.Writer.WriteInteger(i);
+    }
+
+    public static void LMove(RespServerSession s)
+    {
+        if (!TryEnd(s, 3, out bool fromHead) || !TryEnd(s, 4, out bool toHead)) { s.WriteError("ERR syntax error"); return; }
+        Move(s, fromHead, toHead);
+    }
+
+    public static void RPopLPush(RespServerSession s) => Move(s, fromHead: false, toHead: true);
+
+    private static void Move(RespServerSession s, bool fromHead, bool toHead)
+    {
+        // The destination's type is checked first: a wrong one leaves the source untouched.
+        if (!Run(s, s.Arg(2), new ListOp(_ => false), write: false)) return;
+        byte[]? item = null;
+        bool sameKey = s.Arg(1).SequenceEqual(s.Arg(2));
+        var pop = new ListOp(l =>
+        {
+            if (l.Count == 0) return false;
+            item = fromHead ? l.PopHead() : l.PopTail();
+            if (sameKey) { if (toHead) l.PushHead(item); else l.PushTail(item); }
+            return true;
+        });
+        if (!Run(s, s.Arg(1), pop, write: true)) return;
+        if (item is null) { s.Writer.WriteNull(); return; }
+        if (!sameKey)
+        {
+            var push = new ListOp(l => { if (toHead) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
+            if (!Run(s, s.Arg(2), push, write: true)) return;
+        }
+        s.Writer.WriteBulkString(item);
+    }
+
+    public static void LMPop(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(1), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
+        if (numKeys > s.Argc - 3) { s.WriteError("ERR syntax error"); return; }
+        int at = 2 + (int)numKeys;
+        if (!TryEnd(s, at, out bool head)) { s.WriteError("ERR syntax error"); return; }
+        long count = 1;
+        if (at + 1 < s.Argc)
+        {
+            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return; }
+            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return; }
+        }
+        for (int k = 2; k < 2 + numKeys; k++)
+        {
+            var popped = new List<byte[]>();
+            var op = new ListOp(l =>
+            {
+                popped.Clear();
+                for (long i = 0; i < count && l.Count > 0; i++) popped.Add(head ? l.PopHead() : l.PopTail());
+                return popped.Count > 0;
+            });
+            if (!Run(s, s.Arg(k), op, write: true)) return;
+            if (popped.Count == 0) continue;
+            s.Writer.WriteArrayHeader(2);
+            s.Writer.WriteBulkString(s.Arg(k));
+            WriteItems(s, popped);
+            return;
+        }
+        s.Writer.WriteNullArray();
+    }
+
+    private static bool TryEnd(RespServerSession s, int index, out bool head)
+    {
+        head = s.ArgEquals(index, "LEFT"u8);
+        return head || s.ArgEquals(index, "RIGHT"u8);
+    }
+
+    /// <summary>Redis's range rules: negative indexes count from the end; false when the range is empty.</summary>
+    internal static bool Normalize(long length, ref long start, ref long stop)
+    {
+        if (start < 0) start = Math.Max(0, length + start);
+        if (stop < 0) stop = length + stop;
+        if (stop >= length) stop = length - 1;
+        return start <= stop && start < length;
+    }
+
+    private static void WriteItems(RespServerSession s, List<byte[]> items)
+    {
+        s.Writer.WriteArrayHeader(items.Count);
+        foreach (var item in items) s.Writer.WriteBulkString(item);
+    }
+}

@@ -1,0 +1,80 @@
+// RdbCollections: collections in RDB files and DUMP payloads, in Redis's plain encodings, which every Redis since 2.x
+// loads (Redis 7 converts them to its compact forms as it loads): list = RDB_TYPE_LIST (1): count, then the items;
+// hash = RDB_TYPE_HASH (4): count, then field and value pairs. Redis's compact encodings (listpack, ziplist, quicklist,
+// intset) are not read yet: see docs/persistence.md.
+using System.Buffers;
+using Garnet.server.Objects;
+
+namespace Garnet.server.Persistence;
+
+public static class RdbCollections
+{
+    public const byte TypeList = 1, TypeHash = 4;
+
+    /// <summary>Writes type byte, key and value; spill is called between elements so a buffer can be drained.</summary>
+    public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> key, CollectionObject value, Action? spill = null)
+    {
+        switch (value)
+        {
+            case ListObject list:
+                output.Write([TypeList]);
+                RdbEncoding.WriteString(output, key);
+                RdbEncoding.WriteLength(output, list.Count);
+                for (long i = 0; i < list.Count; i++) { RdbEncoding.WriteString(output, list[i]); if ((i & 255) == 255) spill?.Invoke(); }
+                break;
+            case HashObject hash:
+                output.Write([TypeHash]);
+                RdbEncoding.WriteString(output, key);
+                RdbEncoding.WriteLength(output, hash.Count);
+                long n = 0;
+                foreach (var (f, v) in hash.Entries)
+                {
+                    RdbEncoding.WriteString(output, f);
+                    RdbEncoding.WriteString(output, v);
+                    if ((++n & 255) == 0) spill?.Invoke();
+                }
+                break;
+            default:
+                throw new NotSupportedException("no RDB encoding for " + value.TypeName);
+        }
+    }
+
+    /// <summary>Writes only the value of a collection (type byte, then the encoded value: a DUMP payload's body).</summary>
+    public static void WriteValue(IBufferWriter<byte> output, CollectionObject value)
+    {
+        var withKey = new ArrayBufferWriter<byte>();
+        Write(withKey, ReadOnlySpan<byte>.Empty, value);
+        // Drop the empty key (its length byte, 0) after the type byte.
+        var bytes = withKey.WrittenSpan;
+        output.Write(bytes[..1]);
+        output.Write(bytes[2..]);
+    }
+
+    /// <summary>Reads a collection value of the given RDB type (length and strings through the reader's own functions).</summary>
+    public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad)
+    {
+        long count = takeLength();
+        if (count == 0) throw bad("an empty collection (Redis never stores one)");
+        switch (type)
+        {
+            case TypeList:
+            {
+                var list = new ListObject();
+                for (long i = 0; i < count; i++) list.PushTail(takeString());
+                return list;
+            }
+            case TypeHash:
+            {
+                var hash = new HashObject();
+                for (long i = 0; i < count; i++)
+                {
+                    var field = takeString();
+                    if (!hash.Set(field, takeString())) throw bad("a hash with a repeated field");
+                }
+                return hash;
+            }
+            default:
+                throw bad($"value type {type} is not supported");
+        }
+    }
+}
