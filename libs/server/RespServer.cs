@@ -62,6 +62,9 @@ public sealed class RespServer : IDisposable
     public ILoggerFactory LoggerFactory { get; }
     public ClientRegistry Clients { get; }
     public ServerStatistics Stats { get; }
+
+    /// <summary>Clients waiting in blocking commands (BLPOP, ...), per key.</summary>
+    public Clients.BlockedClients Blocked { get; } = new();
     public CommandTable Commands { get; }
     /// <summary>The key-value store and its databases.</summary>
     public Storage.StoreHost Store { get; }

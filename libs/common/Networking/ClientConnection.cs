@@ -54,6 +54,20 @@ public sealed class ClientConnection
     public int QueryBufferCapacity => _in.Data.Length;
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
 
+    /// <summary>True when the peer has closed its side (checked without reading: readable with nothing to read), for a
+    /// connection whose requests are not being read now (a client blocked in a command).</summary>
+    public bool PeerHasClosed
+    {
+        get
+        {
+            if (IsClosed) return true;
+            try { return _socket.Poll(0, SelectMode.SelectRead) && _socket.Available == 0; }
+            catch (ObjectDisposedException) { return true; }
+            catch (SocketException) { return true; }
+            catch (NotSupportedException) { return false; }
+        }
+    }
+
     private long _lastActivityMs = Environment.TickCount64;
     /// <summary>Last time bytes moved in either direction (for the idle timeout and CLIENT LIST idle=).</summary>
     public long LastActivityMs => Volatile.Read(ref _lastActivityMs);

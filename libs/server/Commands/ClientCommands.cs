@@ -145,6 +145,22 @@ public static class ClientCommands
         return (text.Contains(':') ? "[" + text + "]" : text) + ":" + ep.Port.ToString(CultureInfo.InvariantCulture);
     }
 
+    /// <summary>CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client was blocked (it then answers as on a timeout, or
+    /// with -UNBLOCKED), else 0.</summary>
+    public static void Unblock(RespServerSession s)
+    {
+        if (!long.TryParse(s.ArgString(2), System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out long id))
+        { s.WriteError("ERR value is not an integer or out of range"); return; }
+        bool withError = false;
+        if (s.Argc == 4)
+        {
+            if (s.ArgEquals(3, "ERROR"u8)) withError = true;
+            else if (!s.ArgEquals(3, "TIMEOUT"u8)) { s.WriteError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"); return; }
+        }
+        else if (s.Argc > 4) { s.WriteError("ERR syntax error"); return; }
+        s.Writer.WriteInteger(s.Server.Blocked.Unblock(id, withError) ? 1 : 0);
+    }
+
     public static void Kill(RespServerSession s)
     {
         var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();

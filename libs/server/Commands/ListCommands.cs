@@ -306,7 +306,41 @@ public static class ListCommands
         s.Writer.WriteNullArray();
     }
 
-    private static bool TryEnd(RespServerSession s, int index, out bool head)
+    /// <summary>Pops up to count items from one end of key's list in database db: null when the key holds no list items;
+    /// error is set (and nothing changed) for a key of another type.</summary>
+    internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error)
+    {
+        var popped = new List<byte[]>();
+        var op = new ListOp(l =>
+        {
+            popped.Clear();
+            for (long i = 0; i < count && l.Count > 0; i++) popped.Add(head ? l.PopHead() : l.PopTail());
+            return popped.Count > 0;
+        });
+        s.Storage.UpdateObject(key, op, db);
+        error = op.Error;
+        return popped.Count > 0 ? popped : null;
+    }
+
+    /// <summary>Pushes item at one end of key's list in database db (creating it); false with error for another type.</summary>
+    internal static bool TryPush(RespServerSession s, ReadOnlySpan<byte> key, byte[] item, bool head, int db, out string? error)
+    {
+        var op = new ListOp(l => { if (head) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
+        s.Storage.UpdateObject(key, op, db);
+        error = op.Error;
+        return error is null;
+    }
+
+    /// <summary>Checks that key in db is a list or missing (error set otherwise), changing nothing.</summary>
+    internal static bool IsListOrMissing(RespServerSession s, ReadOnlySpan<byte> key, int db, out string? error)
+    {
+        var op = new ListOp(_ => false);
+        s.Storage.ReadObject(key, op, db);
+        error = op.Error;
+        return error is null;
+    }
+
+    internal static bool TryEnd(RespServerSession s, int index, out bool head)
     {
         head = s.ArgEquals(index, "LEFT"u8);
         return head || s.ArgEquals(index, "RIGHT"u8);

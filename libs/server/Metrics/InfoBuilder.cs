@@ -152,7 +152,7 @@ public static class InfoBuilder
         Line(sb, "maxclients", server.Settings.MaxClients);
         Line(sb, "client_recent_max_input_buffer", clients.Count == 0 ? 0 : clients.Max(c => c.Connection.QueryBufferLength));
         Line(sb, "client_recent_max_output_buffer", clients.Count == 0 ? 0 : clients.Max(c => c.Writer.Length));
-        Line(sb, "blocked_clients", 0);
+        Line(sb, "blocked_clients", server.Blocked.Count);
         Line(sb, "tracking_clients", 0);
         Line(sb, "clients_in_timeout_table", 0);
         Line(sb, "total_blocking_keys", 0);

@@ -346,7 +346,19 @@ public sealed class RespServerSession : IRequestHandler
             if (locked) _keyLocks!.Release();
             if (lockedAll) Server.Store.Locks.ExitAll();
         }
+        // Clients blocked on a key this write touched try again (the first in line for each key).
+        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.Keys.HasKeys) SignalBlocked(cmd);
     }
+
+    private void SignalBlocked(CommandDefinition cmd)
+    {
+        var keys = cmd.Keys;
+        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
+        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Blocked.Signal(Database, Arg(i));
+    }
+
+    /// <summary>True when this client is gone (closed here, or by its peer while its requests are not being read).</summary>
+    public bool ConnectionGone => _killed || _connection.PeerHasClosed;
 
     /// <summary>Why writes are refused now (Redis's MISCONF), or null when they are accepted.</summary>
     private string? WritesRefusedBecause()

@@ -1,0 +1,225 @@
+// BlockingCommands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP. A command first tries as its non-blocking form would
+// (under its keys' locks, held by Execute); when every key is empty it registers with BlockedClients before those
+// locks go, and the client's reply is deferred (RespServerSession.ReplyWhenDone): its connection awaits, holding no
+// thread. A write to one of the keys wakes the first waiter, which retries under the keys' locks (BlockingWait).
+// What a served waiter pops is written to the AOF as the non-blocking command (LPOP/RPOP/LMOVE), as Redis propagates.
+using System.Globalization;
+using Garnet.server.Clients;
+using Garnet.server.Persistence;
+using Garnet.server.Session;
+using Garnet.server.Storage;
+
+namespace Garnet.server.Commands;
+
+public static class BlockingCommands
+{
+    public static void BLPop(RespServerSession s) => BPop(s, head: true);
+    public static void BRPop(RespServerSession s) => BPop(s, head: false);
+
+    private static void BPop(RespServerSession s, bool head)
+    {
+        if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
+        var keys = HashCommands.Args(s, 1)[..^1];
+        foreach (var key in keys)
+        {
+            var popped = ListCommands.TryPop(s, key, head, 1, s.Database, out string? error);
+            if (error is not null) { s.WriteError(error); return; }
+            if (popped is null) continue;
+            s.PropagateAs(ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key));
+            WriteKeyAndItem(s, key, popped[0]);
+            return;
+        }
+        s.PropagateNothing();
+        Block(s, keys, deadline, (session, key) =>
+        {
+            var popped = ListCommands.TryPop(session, key, head, 1, session.Database, out _);
+            if (popped is null) return null;
+            session.Server.Aof?.Append(session.Database, session, [ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key)]);
+            return (key, popped[0]);
+        }, [], (session, result) =>
+        {
+            if (result is (byte[] key, byte[] item)) WriteKeyAndItem(session, key, item);
+            else session.Writer.WriteNullArray();
+        });
+    }
+
+    public static void BLMove(RespServerSession s)
+    {
+        if (!ListCommands.TryEnd(s, 3, out bool fromHead) || !ListCommands.TryEnd(s, 4, out bool toHead)) { s.WriteError("ERR syntax error"); return; }
+        BMove(s, fromHead, toHead, timeoutIndex: 5);
+    }
+
+    public static void BRPopLPush(RespServerSession s) => BMove(s, fromHead: false, toHead: true, timeoutIndex: 3);
+
+    private static void BMove(RespServerSession s, bool fromHead, bool toHead, int timeoutIndex)
+    {
+        if (!TryTimeout(s, timeoutIndex, out long deadline)) return;
+        var source = s.Arg(1).ToArray();
+        var destination = s.Arg(2).ToArray();
+        if (!ListCommands.IsListOrMissing(s, destination, s.Database, out string? error)) { s.WriteError(error!); return; }
+        var moved = TryMove(s, source, destination, fromHead, toHead, out error);
+        if (error is not null) { s.WriteError(error); return; }
+        var propagate = new[] { ArgRef.Of("LMOVE"), ArgRef.Of(source), ArgRef.Of(destination), ArgRef.Of(fromHead ? "LEFT" : "RIGHT"), ArgRef.Of(toHead ? "LEFT" : "RIGHT") };
+        if (moved is not null)
+        {
+            s.PropagateAs(propagate);
+            s.Writer.WriteBulkString(moved);
+            return;
+        }
+        s.PropagateNothing();
+        Block(s, [source], deadline, (session, _) =>
+        {
+            var item = TryMove(session, source, destination, fromHead, toHead, out string? e);
+            if (item is null || e is not null) return null;
+            session.Server.Aof?.Append(session.Database, session, propagate);
+            session.Server.Blocked.Signal(session.Database, destination);
+            return item;
+        }, [destination], (session, result) =>
+        {
+            if (result is byte[] item) session.Writer.WriteBulkString(item);
+            else session.Writer.WriteNull();
+        });
+    }
+
+    private static byte[]? TryMove(RespServerSession s, byte[] source, byte[] destination, bool fromHead, bool toHead, out string? error)
+    {
+        if (!ListCommands.IsListOrMissing(s, destination, s.Database, out error)) return null;
+        var popped = ListCommands.TryPop(s, source, fromHead, 1, s.Database, out error);
+        if (popped is null) return null;
+        ListCommands.TryPush(s, destination, popped[0], toHead, s.Database, out error);
+        return popped[0];
+    }
+
+    public static void BLMPop(RespServerSession s)
+    {
+        if (!TryTimeout(s, 1, out long deadline)) return;
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
+        if (numKeys > s.Argc - 4) { s.WriteError("ERR syntax error"); return; }
+        int at = 3 + (int)numKeys;
+        if (!ListCommands.TryEnd(s, at, out bool head)) { s.WriteError("ERR syntax error"); return; }
+        long count = 1;
+        if (at + 1 < s.Argc)
+        {
+            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return; }
+            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return; }
+        }
+        var keys = new byte[numKeys][];
+        for (int i = 0; i < numKeys; i++) keys[i] = s.Arg(3 + i).ToArray();
+        foreach (var key in keys)
+        {
+            var popped = ListCommands.TryPop(s, key, head, count, s.Database, out string? error);
+            if (error is not null) { s.WriteError(error); return; }
+            if (popped is null) continue;
+            s.PropagateAs(ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture)));
+            WriteKeyAndItems(s, key, popped);
+            return;
+        }
+        s.PropagateNothing();
+        Block(s, keys, deadline, (session, key) =>
+        {
+            var popped = ListCommands.TryPop(session, key, head, count, session.Database, out _);
+            if (popped is null) return null;
+            session.Server.Aof?.Append(session.Database, session, [ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
+            return (key, popped);
+        }, [], (session, result) =>
+        {
+            if (result is (byte[] key, List<byte[]> items)) WriteKeyAndItems(session, key, items);
+            else session.Writer.WriteNullArray();
+        });
+    }
+
+    private static void WriteKeyAndItem(RespServerSession s, byte[] key, byte[] item)
+    {
+        s.Writer.WriteArrayHeader(2);
+        s.Writer.WriteBulkString(key);
+        s.Writer.WriteBulkString(item);
+    }
+
+    private static void WriteKeyAndItems(RespServerSession s, byte[] key, List<byte[]> items)
+    {
+        s.Writer.WriteArrayHeader(2);
+        s.Writer.WriteBulkString(key);
+        s.Writer.WriteArrayHeader(items.Count);
+        foreach (var item in items) s.Writer.WriteBulkString(item);
+    }
+
+    /// <summary>Registers the client and defers its reply until an attempt succeeds, the deadline passes, CLIENT
+    /// UNBLOCK, or the client goes (attempt runs under the exclusive locks of keys and extraLocks).</summary>
+    private static void Block(RespServerSession s, byte[][] keys, long deadlineMs, Func<RespServerSession, byte[], object?> attempt,
+        byte[][] extraLocks, Action<RespServerSession, object?> reply)
+    {
+        var waiter = s.Server.Blocked.Register(s.Id, s.Database, keys);
+        var work = BlockingWait.RunAsync(s, waiter, deadlineMs, attempt, extraLocks);
+        s.ReplyWhenDone(work, (session, task) =>
+        {
+            var outcome = ((Task<BlockingWait.Outcome>)task).Result;
+            if (outcome.UnblockedWithError) { session.WriteError("UNBLOCKED client unblocked via CLIENT UNBLOCK"); return; }
+            reply(session, outcome.Result);
+        });
+    }
+
+    /// <summary>Parses a blocking command's timeout (seconds, fractions allowed; 0 = forever) into an absolute deadline in
+    /// Unix ms (0 = none); false after writing Redis's error.</summary>
+    internal static bool TryTimeout(RespServerSession s, int index, out long deadlineMs)
+    {
+        deadlineMs = 0;
+        if (!NumberParsing.TryParseDouble(s.Arg(index), out double seconds) || double.IsNaN(seconds)) { s.WriteError("ERR timeout is not a float or out of range"); return false; }
+        double ms = Math.Ceiling(seconds * 1000.0);
+        if (ms > long.MaxValue) { s.WriteError("ERR timeout is out of range"); return false; }
+        if (ms < 0) { s.WriteError("ERR timeout is negative"); return false; }
+        if (ms == 0) return true;
+        long now = StringCommands.NowMs(s);
+        if ((long)ms > long.MaxValue - now) { s.WriteError("ERR timeout is out of range"); return false; }
+        deadlineMs = now + (long)ms;
+        return true;
+    }
+}
+
+/// <summary>The wait of one blocked client (see BlockingCommands).</summary>
+internal static class BlockingWait
+{
+    public readonly record struct Outcome(object? Result, bool UnblockedWithError);
+
+    /// <summary>How often a blocked client checks that its connection is still there.</summary>
+    private const int AliveCheckMs = 500;
+
+    public static async Task<Outcome> RunAsync(RespServerSession s, BlockedClients.Waiter waiter, long deadlineMs,
+        Func<RespServerSession, byte[], object?> attempt, byte[][] extraLocks)
+    {
+        await Task.Yield(); // never on the command's thread: it still holds the keys' locks
+        var blocked = s.Server.Blocked;
+        try
+        {
+            while (true)
+            {
+                long wait = AliveCheckMs;
+                if (deadlineMs != 0)
+                {
+                    long left = deadlineMs - DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    if (left <= 0) return new Outcome(null, false);
+                    wait = Math.Min(wait, left);
+                }
+                bool woken = await waiter.Wake.WaitAsync(TimeSpan.FromMilliseconds(wait)).ConfigureAwait(false);
+                if (waiter.UnblockedWithError is bool withError) return new Outcome(null, withError);
+                if (s.ConnectionGone) return new Outcome(null, false);
+                if (!woken) continue;
+                foreach (var key in waiter.Keys)
+                {
+                    if (!blocked.IsFirst(waiter, key)) continue;
+                    var result = WithLocks(s, waiter.Keys, extraLocks, () => attempt(s, key));
+                    if (result is not null) return new Outcome(result, false);
+                }
+            }
+        }
+        finally { blocked.Unregister(waiter); } // wakes the next in line of each key
+    }
+
+    private static object? WithLocks(RespServerSession s, byte[][] keys, byte[][] extra, Func<object?> run)
+    {
+        var stripes = keys.Concat(extra).Select(k => KeyLocks.StripeOf(k)).Distinct().Order().ToArray();
+        var locks = s.Server.Store.Locks;
+        foreach (int stripe in stripes) locks.Enter(stripe, KeyLockMode.Exclusive);
+        try { return run(); }
+        finally { foreach (int stripe in stripes) locks.Exit(stripe, KeyLockMode.Exclusive); }
+    }
+}
