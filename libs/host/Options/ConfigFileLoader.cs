@@ -79,6 +79,11 @@ public static class ConfigFileLoader
         return ignored;
     }
 
+    /// <summary>The collection encoding limits (Redis's names and their ziplist aliases), e.g. hash-max-listpack-entries.</summary>
+    public static bool IsEncodingLimit(string name) =>
+        System.Text.RegularExpressions.Regex.IsMatch(name, @"^(hash|zset|set|list)-max-(listpack|ziplist|intset)-(entries|value|size)$")
+        && Garnet.server.Config.ConfigParameters.Find(name) is not null;
+
     private static string Unquote(string v) =>
         v.Length >= 2 && ((v[0] == '"' && v[^1] == '"') || (v[0] == '\'' && v[^1] == '\'')) ? v[1..^1] : v;
 
@@ -115,6 +120,7 @@ public static class ConfigFileLoader
             case "ignore-unreadable-data": if (redisConf) return false; o.IgnoreUnreadableData |= ParseBool("ignore-unreadable-data", value); return true;
             case "requirepass": o.RequirePass ??= value; return true;
             case "protected-mode": o.ProtectedMode ??= value; return true;
+            case var encoding when IsEncodingLimit(encoding): o.ObjectEncodings[encoding] = value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;
             case "maxclients": o.MaxClients ??= ParseInt("maxclients", value); return true;

@@ -63,4 +63,8 @@ public sealed class GarnetServerOptions
 
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
+
+    /// <summary>Collection encoding limits from a config file (hash-max-listpack-entries, ...; Redis's names and aliases),
+    /// applied at start-up. Not a command-line option.</summary>
+    public Dictionary<string, string> ObjectEncodings { get; } = new(StringComparer.OrdinalIgnoreCase);
 }

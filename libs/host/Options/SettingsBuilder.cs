@@ -23,6 +23,14 @@ public static class SettingsBuilder
     {
         var s = new ServerSettings();
 
+        // Collection encoding limits (from a config file): validated as CONFIG SET validates them, then applied.
+        foreach (var (name, value) in o.ObjectEncodings)
+        {
+            var (apply, error) = Garnet.server.Config.ConfigParameters.Find(name)!.Prepare!(null!, value);
+            if (error is not null) throw new OptionsException($"Invalid value for {name}: '{value}' ({error}).");
+            apply!();
+        }
+
         var bind = (o.Bind ?? "127.0.0.1").Split(' ', StringSplitOptions.RemoveEmptyEntries);
         if (bind.Length == 0) throw Invalid("bind", o.Bind, "one or more IP addresses separated by spaces");
         foreach (var b in bind)

@@ -9,6 +9,7 @@
 using System.Globalization;
 using Garnet.common.Resp;
 using Garnet.common.Util;
+using Garnet.server.Objects;
 using Garnet.server.Persistence;
 
 namespace Garnet.server.Config;
@@ -171,9 +172,39 @@ public static class ConfigParameters
                 }, null);
             },
         },
+        // collection encodings (Objects/EncodingLimits; process-wide), each under its Redis 7 name and its older alias
+        .. Encoding("hash-max-listpack-entries", "hash-max-ziplist-entries", () => EncodingLimits.HashMaxListpackEntries, v => EncodingLimits.HashMaxListpackEntries = v, memory: false),
+        .. Encoding("hash-max-listpack-value", "hash-max-ziplist-value", () => EncodingLimits.HashMaxListpackValue, v => EncodingLimits.HashMaxListpackValue = v, memory: true),
+        .. Encoding("set-max-intset-entries", null, () => EncodingLimits.SetMaxIntsetEntries, v => EncodingLimits.SetMaxIntsetEntries = v, memory: false),
+        .. Encoding("set-max-listpack-entries", null, () => EncodingLimits.SetMaxListpackEntries, v => EncodingLimits.SetMaxListpackEntries = v, memory: false),
+        .. Encoding("set-max-listpack-value", null, () => EncodingLimits.SetMaxListpackValue, v => EncodingLimits.SetMaxListpackValue = v, memory: true),
+        .. Encoding("zset-max-listpack-entries", "zset-max-ziplist-entries", () => EncodingLimits.ZSetMaxListpackEntries, v => EncodingLimits.ZSetMaxListpackEntries = v, memory: false),
+        .. Encoding("zset-max-listpack-value", "zset-max-ziplist-value", () => EncodingLimits.ZSetMaxListpackValue, v => EncodingLimits.ZSetMaxListpackValue = v, memory: true),
+        .. ListSize("list-max-listpack-size"),
+        .. ListSize("list-max-ziplist-size"),
         // this server's own parameters (not in Redis)
         new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
         new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
+    ];
+
+    /// <summary>A size limit of a compact encoding (0 .. int.MaxValue here; Redis allows up to LONG_MAX, which no collection
+    /// reaches), under its name and, when it has one, its ziplist-era alias.</summary>
+    private static ConfigParameter[] Encoding(string name, string? alias, Func<int> get, Action<int> set, bool memory)
+    {
+        Func<RespServer, string, (Action?, string?)> prepare = memory
+            ? (_, v) => MemoryValue(v, 0, int.MaxValue, n => set((int)n))
+            : (_, v) => IntegerValue(v, 0, int.MaxValue, n => set((int)n));
+        var main = new ConfigParameter { Name = name, Get = _ => Int(get()), Prepare = prepare };
+        return alias is null ? [main] : [main, new ConfigParameter { Name = alias, Get = _ => Int(get()), Prepare = prepare }];
+    }
+
+    private static ConfigParameter[] ListSize(string name) =>
+    [
+        new ConfigParameter
+        {
+            Name = name, Get = _ => Int(EncodingLimits.ListMaxListpackSize),
+            Prepare = (_, v) => IntegerValue(v, int.MinValue, int.MaxValue, n => EncodingLimits.ListMaxListpackSize = (int)n),
+        },
     ];
 
     public static readonly string[] LogLevels = ["debug", "verbose", "notice", "warning", "nothing"];
