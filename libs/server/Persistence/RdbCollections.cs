@@ -53,6 +53,11 @@ public static class RdbCollections
     /// <summary>Reads a collection value of the given RDB type (length and strings through the reader's own functions).</summary>
     public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad)
     {
+        if (RdbCompact.Reads(type))
+        {
+            try { return RdbCompact.Read(type, takeLength, takeString); }
+            catch (InvalidDataException ex) { throw bad(ex.Message); }
+        }
         long count = takeLength();
         if (count == 0) throw bad("an empty collection (Redis never stores one)");
         switch (type)

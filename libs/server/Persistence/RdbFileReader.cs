@@ -143,8 +143,17 @@ public sealed class RdbFileReader : IDisposable
                     expiration = 0;
                     break;
                 }
+                case var compact when RdbCompact.Reads(compact):
+                {
+                    var key = TakeString();
+                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what));
+                    Keys++;
+                    onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : collection));
+                    expiration = 0;
+                    break;
+                }
                 default:
-                    throw Bad($"value type {op} is not supported (this server reads strings, lists and hashes in their plain encodings so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists and hashes so far)", Offset - 1);
             }
             Consume();
         }
