@@ -7,6 +7,9 @@
 #   -n REQUESTS   requests per run (default: 200000)
 #   -P PIPELINES  comma list of pipeline depths (default: 1,16)
 #   -c CLIENTS    connections (default: 50)
+#   -x 'NAME=CMD ARGS'  also run an arbitrary command as a test (repeatable), e.g.
+#                 -x 'hget=HGET myhash element:__rand_int__' (redis-benchmark replaces __rand_int__); run the
+#                 test that fills the key first (hset here) in the same invocation
 #   -m KEYS       afterwards, load KEYS keys (16-byte keys, 32-byte values) into each server and print its resident
 #                 memory growth per key (FLUSHALL before and after: use throw-away servers; default: 0, skipped)
 #   e.g. scripts/compare.sh -t ping_mbulk ours=6380 redis=6379
@@ -27,11 +30,12 @@ REQUESTS=200000
 PIPELINES=1,16
 CLIENTS=50
 KEYS=0
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
-while getopts "t:r:n:P:c:m:h" opt; do
+CUSTOM=()
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+while getopts "t:r:n:P:c:m:x:h" opt; do
   case $opt in
     t) TESTS=$OPTARG ;; r) REPS=$OPTARG ;; n) REQUESTS=$OPTARG ;; P) PIPELINES=$OPTARG ;;
-    c) CLIENTS=$OPTARG ;; m) KEYS=$OPTARG ;; h) usage 0 ;; *) usage ;;
+    c) CLIENTS=$OPTARG ;; m) KEYS=$OPTARG ;; x) CUSTOM+=("$OPTARG") ;; h) usage 0 ;; *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -61,9 +65,22 @@ cpu_ticks() { # user+system ticks of a process, or nothing
 }
 
 requests_per_second() { # port test pipeline
+  local cmd=${COMMAND_OF[$2]:-}
+  if [ -n "$cmd" ]; then
+    # shellcheck disable=SC2086 # the command's words are meant to split
+    redis-benchmark -h 127.0.0.1 -p "$1" -P "$3" -c "$CLIENTS" -n "$REQUESTS" -r 100000 -d 32 --csv $cmd 2>/dev/null |
+      awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+    return
+  fi
   redis-benchmark -h 127.0.0.1 -p "$1" -t "$2" -P "$3" -c "$CLIENTS" -n "$REQUESTS" -r 100000 -d 32 --csv 2>/dev/null |
     awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
 }
+
+declare -A COMMAND_OF=()
+for spec in "${CUSTOM[@]}"; do
+  COMMAND_OF[${spec%%=*}]=${spec#*=}
+  TESTS="$TESTS,${spec%%=*}"
+done
 
 median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
