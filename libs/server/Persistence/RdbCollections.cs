@@ -1,6 +1,6 @@
 // RdbCollections: collections in RDB files and DUMP payloads, in Redis's plain encodings, which every Redis since 2.x
 // loads (Redis 7 converts them to its compact forms as it loads): list = RDB_TYPE_LIST (1): count, then the items;
-// hash = RDB_TYPE_HASH (4): count, then field and value pairs. Redis's compact encodings (listpack, ziplist, quicklist,
+// set = RDB_TYPE_SET (2): count, then the members; hash = RDB_TYPE_HASH (4): count, then field and value pairs. Redis's compact encodings (listpack, ziplist, quicklist,
 // intset) are not read yet: see docs/persistence.md.
 using System.Buffers;
 using Garnet.server.Objects;
@@ -9,7 +9,7 @@ namespace Garnet.server.Persistence;
 
 public static class RdbCollections
 {
-    public const byte TypeList = 1, TypeHash = 4;
+    public const byte TypeList = 1, TypeSet = 2, TypeHash = 4;
 
     /// <summary>Writes type byte, key and value; spill is called between elements so a buffer can be drained.</summary>
     public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> key, CollectionObject value, Action? spill = null)
@@ -22,6 +22,19 @@ public static class RdbCollections
                 RdbEncoding.WriteLength(output, list.Count);
                 for (long i = 0; i < list.Count; i++) { RdbEncoding.WriteString(output, list[i]); if ((i & 255) == 255) spill?.Invoke(); }
                 break;
+            case SetObject set:
+            {
+                output.Write([TypeSet]);
+                RdbEncoding.WriteString(output, key);
+                RdbEncoding.WriteLength(output, set.Count);
+                long written = 0;
+                foreach (var m in set.Slots)
+                {
+                    RdbEncoding.WriteString(output, m);
+                    if ((++written & 255) == 0) spill?.Invoke();
+                }
+                break;
+            }
             case HashObject hash:
                 output.Write([TypeHash]);
                 RdbEncoding.WriteString(output, key);
@@ -67,6 +80,13 @@ public static class RdbCollections
                 var list = new ListObject();
                 for (long i = 0; i < count; i++) list.PushTail(takeString());
                 return list;
+            }
+            case TypeSet:
+            {
+                var set = new SetObject();
+                for (long i = 0; i < count; i++)
+                    if (!set.Add(takeString())) throw bad("a set with a repeated member");
+                return set;
             }
             case TypeHash:
             {

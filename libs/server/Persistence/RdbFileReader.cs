@@ -134,6 +134,7 @@ public sealed class RdbFileReader : IDisposable
                     break;
                 }
                 case RdbCollections.TypeList:
+                case RdbCollections.TypeSet:
                 case RdbCollections.TypeHash:
                 {
                     var key = TakeString();
@@ -153,7 +154,7 @@ public sealed class RdbFileReader : IDisposable
                     break;
                 }
                 default:
-                    throw Bad($"value type {op} is not supported (this server reads strings, lists and hashes so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists, sets and hashes so far)", Offset - 1);
             }
             Consume();
         }

@@ -51,7 +51,7 @@ public static class DumpFormat
         error = "ERR Bad data format";
         var body = payload[..^10];
         if (body.Length < 1) return null;
-        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeHash || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
+        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
         if (body[0] != TypeString) return null;
         int at = 1;
         var value = RdbEncoding.ReadString(body, ref at);

@@ -1,0 +1,299 @@
+// SetCommands: Redis 7.2's set family (SADD ... SSCAN) on SetObject. A single-key command is one ObjectOperation run by
+// the engine on the key's set (ObjectFunctions); a multi-key one reads each key's set with its own ReadObject (a set
+// read this way is used while the command still holds its keys' locks, so nothing changes it meanwhile) and, for the
+// xSTORE forms, stores a new set under the destination (replacing a value of any type, as Redis) or deletes it.
+// SPOP is random: it is logged to the AOF as the SREM (or DEL) of what it popped, so that a replay ends the same.
+using Garnet.server.Objects;
+using Garnet.server.Persistence;
+using Garnet.server.Session;
+using Garnet.server.Storage;
+using Garnet.storage.Store;
+
+namespace Garnet.server.Commands;
+
+public static class SetCommands
+{
+    private const string NotInteger = StringFunctions.NotInteger;
+    private const string MustBePositive = "ERR value is out of range, must be positive";
+
+    private sealed class SetOp(Func<SetObject, bool> apply, bool creates = false) : ObjectOperation
+    {
+        public override ObjectKind Kind => ObjectKind.Set;
+        public override bool CreatesKey => creates;
+        public override bool Apply(CollectionObject collection) => apply((SetObject)collection);
+    }
+
+    /// <summary>Runs op on key; false after writing its error (WRONGTYPE).</summary>
+    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, SetOp op, bool write)
+    {
+        if (write) s.Storage.UpdateObject(key, op);
+        else
+        {
+            s.Storage.ReadObject(key, op);
+            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
+        }
+        if (op.Error is null) return true;
+        s.WriteError(op.Error);
+        return false;
+    }
+
+    /// <summary>Key's set (null when the key is missing); false after writing WRONGTYPE.</summary>
+    private static bool TryRead(RespServerSession s, ReadOnlySpan<byte> key, out SetObject? set)
+    {
+        SetObject? found = null;
+        bool ok = Run(s, key, new SetOp(x => { found = x; return false; }), write: false);
+        set = found;
+        return ok;
+    }
+
+    /// <summary>The sets of arguments [from, to) in order (null for missing keys); false after writing WRONGTYPE, which
+    /// any key of another type gives, as Redis checks every key first.</summary>
+    private static bool TryReadAll(RespServerSession s, int from, int to, out SetObject?[] sets)
+    {
+        sets = new SetObject?[to - from];
+        for (int i = from; i < to; i++) if (!TryRead(s, s.Arg(i), out sets[i - from])) return false;
+        return true;
+    }
+
+    public static void SAdd(RespServerSession s)
+    {
+        var members = HashCommands.Args(s, 2);
+        long added = 0;
+        var op = new SetOp(set =>
+        {
+            added = 0;
+            var before = set.SetEncoding;
+            set.PrepareForAdd(members.Length, members[0]);
+            foreach (var m in members) if (set.Add(m)) added++;
+            return added > 0 || set.SetEncoding != before;
+        }, creates: true);
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteInteger(added);
+    }
+
+    public static void SRem(RespServerSession s)
+    {
+        var members = HashCommands.Args(s, 2);
+        long removed = 0;
+        var op = new SetOp(set =>
+        {
+            removed = 0;
+            foreach (var m in members) if (set.Remove(m)) removed++;
+            return removed > 0;
+        });
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        s.Writer.WriteInteger(removed);
+    }
+
+    public static void SMembers(RespServerSession s)
+    {
+        IReadOnlyList<byte[]> members = [];
+        if (!Run(s, s.Arg(1), new SetOp(set => { members = set.Members; return false; }), write: false)) return;
+        WriteSet(s, members);
+    }
+
+    public static void SIsMember(RespServerSession s)
+    {
+        var member = s.Arg(2).ToArray();
+        bool found = false;
+        if (!Run(s, s.Arg(1), new SetOp(set => { found = set.Contains(member); return false; }), write: false)) return;
+        s.Writer.WriteInteger(found ? 1 : 0);
+    }
+
+    public static void SMIsMember(RespServerSession s)
+    {
+        var members = HashCommands.Args(s, 2);
+        var found = new bool[members.Length];
+        var op = new SetOp(set => { for (int i = 0; i < members.Length; i++) found[i] = set.Contains(members[i]); return false; });
+        if (!Run(s, s.Arg(1), op, write: false)) return;
+        s.Writer.WriteArrayHeader(found.Length);
+        foreach (bool f in found) s.Writer.WriteInteger(f ? 1 : 0);
+    }
+
+    public static void SCard(RespServerSession s)
+    {
+        long n = 0;
+        if (!Run(s, s.Arg(1), new SetOp(set => { n = set.Count; return false; }), write: false)) return;
+        s.Writer.WriteInteger(n);
+    }
+
+    public static void SPop(RespServerSession s)
+    {
+        if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
+        bool withCount = s.Argc == 3;
+        long count = 1;
+        if (withCount && (!NumberParsing.TryParseInt64(s.Arg(2), out count) || count < 0)) { s.WriteError(MustBePositive); return; }
+        var popped = new List<byte[]>();
+        bool whole = false;
+        var op = new SetOp(set =>
+        {
+            popped.Clear();
+            whole = count >= set.Count;
+            if (whole)
+            {
+                popped.AddRange(set.Members);
+                while (set.Count > 0) set.RemoveAt((int)set.Count - 1);
+                return true;
+            }
+            for (long i = 0; i < count; i++) popped.Add(set.RemoveAt(Random.Shared.Next((int)set.Count)));
+            return popped.Count > 0;
+        });
+        if (count == 0)
+        {
+            // Nothing is popped: only the type is checked (as Redis).
+            if (!Run(s, s.Arg(1), new SetOp(_ => false), write: false)) return;
+            s.PropagateNothing();
+            s.Writer.WriteSetHeader(0);
+            return;
+        }
+        if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (popped.Count == 0) s.PropagateNothing();
+        else if (whole && withCount) s.PropagateAs(ArgRef.Of("DEL"), ArgRef.Of(1));
+        else
+        {
+            var args = new ArgRef[popped.Count + 2];
+            args[0] = ArgRef.Of("SREM");
+            args[1] = ArgRef.Of(1);
+            for (int i = 0; i < popped.Count; i++) args[i + 2] = ArgRef.Of(popped[i]);
+            s.PropagateAs(args);
+        }
+        if (!withCount)
+        {
+            if (popped.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(popped[0]);
+            return;
+        }
+        WriteSet(s, popped);
+    }
+
+    public static void SRandMember(RespServerSession s)
+    {
+        if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
+        bool withCount = s.Argc == 3;
+        long count = 1;
+        if (withCount)
+        {
+            if (!NumberParsing.TryParseInt64(s.Arg(2), out count)) { s.WriteError(NotInteger); return; }
+            if (count == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
+        }
+        List<byte[]> picked = [];
+        var op = new SetOp(set => { picked = RandomPicks.Pick(set.Slots, count); return false; });
+        if (!Run(s, s.Arg(1), op, write: false)) return;
+        if (!withCount)
+        {
+            if (picked.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(picked[0]);
+            return;
+        }
+        s.Writer.WriteArrayHeader(picked.Count); // an array even in RESP3: repeats are allowed
+        foreach (var m in picked) s.Writer.WriteBulkString(m);
+    }
+
+    public static void SMove(RespServerSession s)
+    {
+        var member = s.Arg(3).ToArray();
+        // Redis's order: a missing source answers 0 before any type check; then both types; then the same-key case.
+        if (!TryRead(s, s.Arg(1), out var source)) return;
+        if (source is null) { s.Writer.WriteInteger(0); return; }
+        if (!TryRead(s, s.Arg(2), out _)) return;
+        if (s.Arg(1).SequenceEqual(s.Arg(2))) { s.Writer.WriteInteger(source.Contains(member) ? 1 : 0); return; }
+        bool removed = false;
+        if (!Run(s, s.Arg(1), new SetOp(set => removed = set.Remove(member)), write: true)) return;
+        if (!removed) { s.Writer.WriteInteger(0); return; }
+        if (!Run(s, s.Arg(2), new SetOp(set => set.Add(member), creates: true), write: true)) return;
+        s.Writer.WriteInteger(1);
+    }
+
+    public static void SInter(RespServerSession s) => Intersect(s, from: 1, destination: false);
+    public static void SInterStore(RespServerSession s) => Intersect(s, from: 2, destination: true);
+
+    private static void Intersect(RespServerSession s, int from, bool destination)
+    {
+        if (!TryReadAll(s, from, s.Argc, out var sets)) return;
+        var result = Intersection(sets, limit: 0);
+        if (destination) Store(s, result);
+        else WriteSet(s, result.Members);
+    }
+
+    /// <summary>The members every set holds (at most limit of them unless limit is 0), from the smallest set's order.</summary>
+    private static SetObject Intersection(SetObject?[] sets, long limit)
+    {
+        var result = new SetObject();
+        if (sets.Any(x => x is null)) return result;
+        var ordered = sets.Select(x => x!).OrderBy(x => x.Count).ToArray();
+        foreach (var m in ordered[0].Members)
+        {
+            bool all = true;
+            for (int j = 1; j < ordered.Length && all; j++) all = ReferenceEquals(ordered[j], ordered[0]) || ordered[j].Contains(m);
+            if (!all) continue;
+            result.Add(m);
+            if (limit > 0 && result.Count >= limit) break;
+        }
+        return result;
+    }
+
+    public static void SInterCard(RespServerSession s)
+    {
+        if (!NumberParsing.TryParseInt64(s.Arg(1), out long numKeys) || numKeys < 1) { s.WriteError("ERR numkeys should be greater than 0"); return; }
+        if (numKeys > s.Argc - 2) { s.WriteError("ERR Number of keys can't be greater than number of args"); return; }
+        long limit = 0;
+        for (int i = 2 + (int)numKeys; i < s.Argc; i++)
+        {
+            if (s.ArgEquals(i, "LIMIT"u8) && i + 1 < s.Argc)
+            {
+                if (!NumberParsing.TryParseInt64(s.Arg(++i), out limit) || limit < 0) { s.WriteError("ERR LIMIT can't be negative"); return; }
+            }
+            else { s.WriteError("ERR syntax error"); return; }
+        }
+        if (!TryReadAll(s, 2, 2 + (int)numKeys, out var sets)) return;
+        s.Writer.WriteInteger(Intersection(sets, limit).Count);
+    }
+
+    public static void SUnion(RespServerSession s) => UnionOrDiff(s, from: 1, destination: false, union: true);
+    public static void SUnionStore(RespServerSession s) => UnionOrDiff(s, from: 2, destination: true, union: true);
+    public static void SDiff(RespServerSession s) => UnionOrDiff(s, from: 1, destination: false, union: false);
+    public static void SDiffStore(RespServerSession s) => UnionOrDiff(s, from: 2, destination: true, union: false);
+
+    private static void UnionOrDiff(RespServerSession s, int from, bool destination, bool union)
+    {
+        if (!TryReadAll(s, from, s.Argc, out var sets)) return;
+        var result = new SetObject();
+        if (union)
+        {
+            foreach (var set in sets)
+                if (set is not null) foreach (var m in set.Members) result.Add(m);
+        }
+        else if (sets[0] is { } first)
+        {
+            foreach (var m in first.Members)
+            {
+                bool elsewhere = false;
+                for (int j = 1; j < sets.Length && !elsewhere; j++) elsewhere = sets[j] is { } other && (ReferenceEquals(other, first) || other.Contains(m));
+                if (!elsewhere) result.Add(m);
+            }
+        }
+        if (destination) Store(s, result);
+        else WriteSet(s, result.Members);
+    }
+
+    /// <summary>xSTORE: result becomes the destination's value (whatever its type was), or the destination is deleted
+    /// when result is empty; the reply is the result's cardinality.</summary>
+    private static void Store(RespServerSession s, SetObject result)
+    {
+        if (result.Count == 0) s.Storage.Delete(s.Arg(1));
+        else s.Storage.UpsertObject(s.Arg(1), result);
+        s.Writer.WriteInteger(result.Count);
+    }
+
+    public static void SScan(RespServerSession s)
+    {
+        if (!CollectionScan.TryParse(s, out var scan)) return;
+        IReadOnlyList<byte[]> members = [];
+        if (!Run(s, s.Arg(1), new SetOp(set => { members = set.Members; return false; }), write: false)) return;
+        CollectionScan.Write(s, scan, members.Select(m => (m, (byte[]?)null)).ToList());
+    }
+
+    private static void WriteSet(RespServerSession s, IReadOnlyList<byte[]> members)
+    {
+        s.Writer.WriteSetHeader(members.Count);
+        foreach (var m in members) s.Writer.WriteBulkString(m);
+    }
+}
