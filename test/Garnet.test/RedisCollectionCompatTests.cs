@@ -13,6 +13,7 @@ public class RedisCollectionCompatTests
     private const string SmallHash = "102424000000080081610201018162028568656c6c6f06816302ded402816402f270110104ff0a00b13f56e39a31cbeb"; // listpack: a=1 b=hello c=-300 d=70000
     private const string SmallList = "1201021c1c00000005008178020c01dffb02817902f400286bee0000000009ff0a00bfa785a762e8babe";         // quicklist 2: x 12 -5 y 4000000000
     private const string BigHash = "04020167c0020166c3094064017676e057000176760a009482a6570d7eeeab";                                 // hashtable: f=v*100 (LZF) g=2
+    private const string IntSet = "0b18040000000400000090eefeff0100000002000000030000000a00a8b63c622cbf2c9c";                           // intset: 1 2 3 -70000
     private const string QuickList = "1203020d0d0000000200816102816202ff020d0d0000000200816302816402ff020a0a0000000100816502ff0a00ec5236a76020a1db"; // 3 listpack nodes: a..e
 
     // A dump.rdb of redis-server 7.0.15 holding the same four keys (smallhash, smalllist, bighash, qlist).
@@ -38,6 +39,9 @@ public class RedisCollectionCompatTests
         foreach (var (key, hex) in new[] { ("smallhash", SmallHash), ("smalllist", SmallList), ("bighash", BigHash), ("qlist", QuickList) })
             Assert.That(c.Execute("RESTORE", "r:" + key, "0", Convert.FromHexString(hex)).Text, Is.EqualTo("OK"), key);
         CheckAll(c, "r:");
+        Assert.That(c.Execute("RESTORE", "r:intset", "0", Convert.FromHexString(IntSet)).Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("SMEMBERS", "r:intset").Elements!.Select(e => long.Parse(e.Text!)).Order(), Is.EqualTo(new long[] { -70000, 1, 2, 3 }));
+        Assert.That(c.Execute("OBJECT", "ENCODING", "r:intset").Text, Is.EqualTo("intset"));
         // A payload cut short or with a flipped byte is refused and creates nothing.
         var bad = Convert.FromHexString(SmallHash);
         bad[10] ^= 0x40;

@@ -16,8 +16,9 @@ public static class RdbCompact
 
     private static InvalidDataException Bad(string what) => new("malformed " + what);
 
-    /// <summary>Compact types this server reads (the others, sets' and sorted sets', come with those types).</summary>
-    public static bool Reads(byte type) => type is TypeListZiplist or TypeHashZiplist or TypeListQuicklist or TypeHashListpack or TypeListQuicklist2;
+    /// <summary>Compact types this server reads (sorted sets' come with that type).</summary>
+    public static bool Reads(byte type) => type is TypeListZiplist or TypeHashZiplist or TypeListQuicklist or TypeHashListpack or TypeListQuicklist2
+        or TypeSetIntset or TypeSetListpack;
 
     /// <summary>Reads a value of a compact type (see Reads) through the RDB reader's own string and length functions.</summary>
     public static Garnet.server.Objects.CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString)
@@ -27,6 +28,8 @@ public static class RdbCompact
             case TypeListZiplist: return ListOf(Ziplist(takeString()));
             case TypeHashZiplist: return HashOf(Ziplist(takeString()));
             case TypeHashListpack: return HashOf(Listpack(takeString()));
+            case TypeSetIntset: return SetOf(Intset(takeString()));
+            case TypeSetListpack: return SetOf(Listpack(takeString()));
             case TypeListQuicklist:
             {
                 long nodes = takeLength();
@@ -57,6 +60,13 @@ public static class RdbCompact
         var list = new Garnet.server.Objects.ListObject();
         foreach (var item in items) list.PushTail(item);
         return NotEmpty(list);
+    }
+
+    private static Garnet.server.Objects.CollectionObject SetOf(List<byte[]> members)
+    {
+        var set = new Garnet.server.Objects.SetObject();
+        foreach (var m in members) if (!set.Add(m)) throw Bad("set (a repeated member)");
+        return NotEmpty(set);
     }
 
     private static Garnet.server.Objects.CollectionObject HashOf(List<byte[]> items)
