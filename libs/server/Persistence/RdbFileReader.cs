@@ -135,16 +135,17 @@ public sealed class RdbFileReader : IDisposable
                 }
                 case RdbCollections.TypeList:
                 case RdbCollections.TypeHash:
+                case RdbCollections.TypeZSet2:
                 {
                     var key = TakeString();
-                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what));
+                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what), () => BinaryPrimitives.ReadDoubleLittleEndian(Take(8)));
                     Keys++;
                     onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : collection));
                     expiration = 0;
                     break;
                 }
                 default:
-                    throw Bad($"value type {op} is not supported (this server reads strings, lists and hashes in their plain encodings so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists, hashes and sorted sets in their plain encodings so far)", Offset - 1);
             }
             Consume();
         }
