@@ -53,6 +53,7 @@ public abstract class CollectionObject
         ObjectKind.List => new ListObject(),
         ObjectKind.Hash => new HashObject(),
         ObjectKind.Set => new SetObject(),
+        ObjectKind.SortedSet => new SortedSetObject(),
         _ => throw new NotSupportedException("no collection of kind " + kind),
     };
 
@@ -65,6 +66,7 @@ public abstract class CollectionObject
             ObjectKind.List => ListObject.ReadPayload(ref reader),
             ObjectKind.Hash => HashObject.ReadPayload(ref reader),
             ObjectKind.Set => SetObject.ReadPayload(ref reader),
+            ObjectKind.SortedSet => SortedSetObject.ReadPayload(ref reader),
             _ => throw new InvalidDataException("unknown object kind " + (byte)kind),
         };
         if (!reader.AtEnd) throw new InvalidDataException("trailing bytes after a " + TypeNameOf(kind));

@@ -1,7 +1,8 @@
 // RdbCollections: collections in RDB files and DUMP payloads, in Redis's plain encodings, which every Redis since 2.x
 // loads (Redis 7 converts them to its compact forms as it loads): list = RDB_TYPE_LIST (1): count, then the items;
-// set = RDB_TYPE_SET (2): count, then the members; hash = RDB_TYPE_HASH (4): count, then field and value pairs. Redis's compact encodings (listpack, ziplist, quicklist,
-// intset) are not read yet: see docs/persistence.md.
+// set = RDB_TYPE_SET (2): count, then the members; hash = RDB_TYPE_HASH (4): count, then field and value pairs;
+// sorted set = RDB_TYPE_ZSET_2 (5): count, then member and score pairs, the score as an 8-byte little-endian IEEE double.
+// Redis's compact encodings (listpack, ziplist, quicklist, intset) are read by RdbCompact.
 using System.Buffers;
 using Garnet.server.Objects;
 
@@ -9,7 +10,7 @@ namespace Garnet.server.Persistence;
 
 public static class RdbCollections
 {
-    public const byte TypeList = 1, TypeSet = 2, TypeHash = 4;
+    public const byte TypeList = 1, TypeSet = 2, TypeHash = 4, TypeZSet2 = 5;
 
     /// <summary>Writes type byte, key and value; spill is called between elements so a buffer can be drained.</summary>
     public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> key, CollectionObject value, Action? spill = null)
@@ -47,6 +48,22 @@ public static class RdbCollections
                     if ((++n & 255) == 0) spill?.Invoke();
                 }
                 break;
+            case SortedSetObject zset:
+            {
+                output.Write([TypeZSet2]);
+                RdbEncoding.WriteString(output, key);
+                RdbEncoding.WriteLength(output, zset.Count);
+                long k = 0;
+                Span<byte> score = stackalloc byte[8];
+                foreach (var (m, sc) in zset.Entries)
+                {
+                    RdbEncoding.WriteString(output, m);
+                    System.Buffers.Binary.BinaryPrimitives.WriteDoubleLittleEndian(score, sc);
+                    output.Write(score);
+                    if ((++k & 255) == 0) spill?.Invoke();
+                }
+                break;
+            }
             default:
                 throw new NotSupportedException("no RDB encoding for " + value.TypeName);
         }
@@ -63,8 +80,9 @@ public static class RdbCollections
         output.Write(bytes[2..]);
     }
 
-    /// <summary>Reads a collection value of the given RDB type (length and strings through the reader's own functions).</summary>
-    public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad)
+    /// <summary>Reads a collection value of the given RDB type (length, strings and 8-byte binary doubles through the
+    /// reader's own functions).</summary>
+    public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad, Func<double>? takeDouble = null)
     {
         if (RdbCompact.Reads(type))
         {
@@ -97,6 +115,20 @@ public static class RdbCollections
                     if (!hash.Set(field, takeString())) throw bad("a hash with a repeated field");
                 }
                 return hash;
+            }
+            case TypeZSet2:
+            {
+                if (takeDouble is null) throw bad("sorted sets are not supported here");
+                var zset = new SortedSetObject();
+                for (long i = 0; i < count; i++)
+                {
+                    var member = takeString();
+                    double score = takeDouble();
+                    if (double.IsNaN(score)) throw bad("a sorted set score that is not a number");
+                    if (zset.Contains(member)) throw bad("a sorted set with a repeated member");
+                    zset.Set(member, score);
+                }
+                return zset;
             }
             default:
                 throw bad($"value type {type} is not supported");

@@ -136,9 +136,10 @@ public sealed class RdbFileReader : IDisposable
                 case RdbCollections.TypeList:
                 case RdbCollections.TypeSet:
                 case RdbCollections.TypeHash:
+                case RdbCollections.TypeZSet2:
                 {
                     var key = TakeString();
-                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what));
+                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what), () => BinaryPrimitives.ReadDoubleLittleEndian(Take(8)));
                     Keys++;
                     onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : collection));
                     expiration = 0;
@@ -154,7 +155,7 @@ public sealed class RdbFileReader : IDisposable
                     break;
                 }
                 default:
-                    throw Bad($"value type {op} is not supported (this server reads strings, lists, sets and hashes so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists, sets, hashes and sorted sets so far)", Offset - 1);
             }
             Consume();
         }

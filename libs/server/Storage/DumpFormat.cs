@@ -51,7 +51,7 @@ public static class DumpFormat
         error = "ERR Bad data format";
         var body = payload[..^10];
         if (body.Length < 1) return null;
-        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
+        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash or RdbCollections.TypeZSet2 || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
         if (body[0] != TypeString) return null;
         int at = 1;
         var value = RdbEncoding.ReadString(body, ref at);
@@ -69,7 +69,14 @@ public static class DumpFormat
             var value = RdbCollections.Read(bytes[0],
                 () => { long n = RdbEncoding.ReadLength(bytes, ref at, out bool special); return n < 0 || special ? throw new InvalidDataException() : n; },
                 () => RdbEncoding.ReadString(bytes, ref at) ?? throw new InvalidDataException(),
-                what => new InvalidDataException(what));
+                what => new InvalidDataException(what),
+                () =>
+                {
+                    if (bytes.Length - at < 8) throw new InvalidDataException();
+                    double d = BinaryPrimitives.ReadDoubleLittleEndian(bytes.AsSpan(at, 8));
+                    at += 8;
+                    return d;
+                });
             if (at != bytes.Length) return null;
             error = null;
             return value;
