@@ -96,6 +96,9 @@ public class SortedSetCommandTests : ServerFixture
         Assert.That(SortedSetCommands.FormatScore(1e-6), Is.EqualTo("0.000001"));
         Assert.That(SortedSetCommands.FormatScore(1.25e20), Is.EqualTo("1.25e+20"));
         Assert.That(c.Execute("ZADD", "fmt", "1e400", "m").Text, Is.EqualTo("ERR value is not a valid float"), "overflow is not infinity");
+        Assert.That(c.Execute("ZADD", "fmt", " 1", "m").Text, Is.EqualTo("ERR value is not a valid float"));
+        Assert.That(c.Execute("ZADD", "fmt", "0x1.8p1", "h", "-0X10", "g", "infinity", "i").Integer, Is.EqualTo(3), "strtod's forms");
+        Assert.That(Texts(c.Execute("ZRANGE", "fmt", "0", "-1", "WITHSCORES")), Is.EqualTo(new[] { "g", "-16", "m", "-1.5e-300", "h", "3", "i", "inf" }));
     }
 
     [Test]
@@ -196,6 +199,7 @@ public class SortedSetCommandTests : ServerFixture
         Assert.That(c.Execute("EXISTS", "p").Integer, Is.EqualTo(0));
         Assert.That(Texts(c.Execute("ZPOPMIN", "p")), Is.Empty);
         Assert.That(c.Execute("ZPOPMIN", "p", "-1").Text, Is.EqualTo("ERR value is out of range, must be positive"));
+        Assert.That(c.Execute("ZPOPMIN", "p", "x").Text, Is.EqualTo("ERR value is out of range, must be positive"));
         Assert.That(c.Execute("ZPOPMIN", "p", "1", "2").Text, Is.EqualTo("ERR syntax error"));
         c.Execute("ZADD", "m2", "1", "x", "2", "y", "3", "z");
         var r = c.Execute("ZMPOP", "2", "m1", "m2", "MAX", "COUNT", "2");

@@ -54,7 +54,8 @@ public static class SortedSetCommands
     {
         if (!NumberParsing.TryParseDouble(text, out value))
         {
-            // .NET does not read "infinity"; strtod does.
+            // .NET reads neither "infinity" nor hexadecimal ("0x1A", "0x1.8p3"); strtod does.
+            if (TryParseHex(text, out value)) return !double.IsInfinity(value);
             string t = Encoding.ASCII.GetString(text);
             if (t.Equals("infinity", StringComparison.OrdinalIgnoreCase) || t.Equals("+infinity", StringComparison.OrdinalIgnoreCase)) { value = double.PositiveInfinity; return true; }
             if (t.Equals("-infinity", StringComparison.OrdinalIgnoreCase)) { value = double.NegativeInfinity; return true; }
@@ -69,6 +70,47 @@ public static class SortedSetCommands
                 if (b is >= (byte)'1' and <= (byte)'9') return false; // underflow (ERANGE)
             }
         }
+        return true;
+    }
+
+    /// <summary>strtod's hexadecimal form: [sign] 0x digits [. digits] [p [sign] decimal exponent].</summary>
+    private static bool TryParseHex(ReadOnlySpan<byte> text, out double value)
+    {
+        value = 0;
+        int i = 0;
+        bool negative = false;
+        if (i < text.Length && (text[i] == (byte)'+' || text[i] == (byte)'-')) negative = text[i++] == (byte)'-';
+        if (text.Length - i < 3 || text[i] != (byte)'0' || (text[i + 1] | 0x20) != (byte)'x') return false;
+        i += 2;
+        double mantissa = 0;
+        int fractionDigits = 0, digits = 0;
+        bool dot = false;
+        for (; i < text.Length; i++)
+        {
+            byte b = text[i];
+            int d = b is >= (byte)'0' and <= (byte)'9' ? b - '0' : (b | 0x20) is >= (byte)'a' and <= (byte)'f' ? (b | 0x20) - 'a' + 10 : -1;
+            if (d >= 0) { mantissa = mantissa * 16 + d; digits++; if (dot) fractionDigits++; continue; }
+            if (b == (byte)'.' && !dot) { dot = true; continue; }
+            break;
+        }
+        if (digits == 0) return false;
+        long exponent = 0;
+        if (i < text.Length)
+        {
+            if ((text[i] | 0x20) != (byte)'p') return false;
+            i++;
+            bool expNegative = false;
+            if (i < text.Length && (text[i] == (byte)'+' || text[i] == (byte)'-')) expNegative = text[i++] == (byte)'-';
+            if (i == text.Length) return false;
+            for (; i < text.Length; i++)
+            {
+                if (text[i] is < (byte)'0' or > (byte)'9') return false;
+                exponent = Math.Min(exponent * 10 + (text[i] - '0'), 100_000);
+            }
+            if (expNegative) exponent = -exponent;
+        }
+        value = mantissa * Math.Pow(2, exponent - 4L * fractionDigits);
+        if (negative) value = -value;
         return true;
     }
 
@@ -523,8 +565,7 @@ public static class SortedSetCommands
         long count = -1;
         if (s.Argc == 3)
         {
-            if (!NumberParsing.TryParseInt64(s.Arg(2), out count)) { s.WriteError(NotInteger); return; }
-            if (count < 0) { s.WriteError("ERR value is out of range, must be positive"); return; }
+            if (!NumberParsing.TryParseInt64(s.Arg(2), out count) || count < 0) { s.WriteError("ERR value is out of range, must be positive"); return; }
         }
         var popped = Pop(s, s.Arg(1), max, count == -1 ? 1 : count, out bool exists);
         if (popped is null) return;
