@@ -2,6 +2,7 @@
 // effect: save rules, appendonly (the AOF turned on and off while serving), appendfsync, maxmemory, protected-mode.
 using Garnet.client;
 using Garnet.Options;
+using StackExchange.Redis;
 
 namespace Garnet.test;
 
@@ -115,9 +116,9 @@ public class ConfigTests : ServerFixture
     }
 
     [Test]
-    public void StackExchangeRedisConfigRoundTrip()
+    public void StackExchangeRedisConfigRoundTrip([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
     {
-        using var mux = _server.Multiplexer();
+        using var mux = _server.Multiplexer(protocol);
         var server = mux.GetServer(mux.GetEndPoints()[0]);
         var all = server.ConfigGet("*").ToDictionary(kv => kv.Key, kv => kv.Value);
         Assert.That(all["maxmemory-policy"], Is.EqualTo("noeviction"));

@@ -2,6 +2,7 @@
 // and counters that move with real traffic.
 using Garnet.client;
 using Garnet.Options;
+using StackExchange.Redis;
 
 namespace Garnet.test;
 
@@ -268,9 +269,9 @@ public class InfoTests : ServerFixture
     }
 
     [Test]
-    public void StackExchangeRedisReadsInfo()
+    public void StackExchangeRedisReadsInfo([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
     {
-        using var mux = _server.Multiplexer();
+        using var mux = _server.Multiplexer(protocol);
         var server = mux.GetServer(mux.GetEndPoints()[0]);
         var db = mux.GetDatabase(1);
         db.StringSet("se:hit", "1");

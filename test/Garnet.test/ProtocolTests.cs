@@ -7,6 +7,38 @@ namespace Garnet.test;
 public class ProtocolTests : ServerFixture
 {
 
+    /// <summary>
+    /// A null's bytes on the wire: "$-1" over RESP2, "_" over RESP3, switching with HELLO. Parsing clients (ours,
+    /// StackExchange.Redis) report both as null, so this reads the socket itself.
+    /// </summary>
+    [Test]
+    public void NullEncodingFollowsTheProtocol()
+    {
+        using var s = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        s.ReceiveTimeout = 10_000;
+        s.Connect("127.0.0.1", _server.Port);
+        string Exchange(string until, params string[] command)
+        {
+            s.Send(RespClient.Encode(command));
+            var got = new StringBuilder();
+            var buf = new byte[4096];
+            while (!got.ToString().EndsWith(until))
+            {
+                int n = s.Receive(buf);
+                Assert.That(n, Is.GreaterThan(0), $"connection closed after '{got}'");
+                got.Append(Encoding.ASCII.GetString(buf, 0, n));
+            }
+            return got.ToString();
+        }
+
+        Assert.That(Exchange("\r\n", "GET", "null:missing"), Is.EqualTo("$-1\r\n"));
+        Assert.That(Exchange("modules\r\n*0\r\n", "HELLO", "3"), Does.StartWith("%7\r\n"));
+        Assert.That(Exchange("\r\n", "GET", "null:missing"), Is.EqualTo("_\r\n"));
+        Assert.That(Exchange("\r\n", "CLIENT", "GETNAME"), Is.EqualTo("_\r\n"));
+        Assert.That(Exchange("modules\r\n*0\r\n", "HELLO", "2"), Does.StartWith("*14\r\n"));
+        Assert.That(Exchange("\r\n", "GET", "null:missing"), Is.EqualTo("$-1\r\n"));
+    }
+
     [Test]
     public void TenThousandPipelinedCommandsInOneWrite()
     {

@@ -10,22 +10,37 @@ public class StringCommandTests : ServerFixture
     private RespClient Raw() => new("127.0.0.1", _server.Port);
 
     [Test]
+    public void SetGetThroughStackExchangeRedis([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
+    {
+        using var mux = _server.Multiplexer(protocol);
+        var db = mux.GetDatabase();
+        string p = "se:" + protocol + ":"; // the fixture's server is shared: each protocol has its own keys
+        Assert.That(db.StringSet(p + "a", "hello"), Is.True);
+        Assert.That((string?)db.StringGet(p + "a"), Is.EqualTo("hello"));
+        Assert.That((string?)db.StringGet(p + "missing"), Is.Null);
+        Assert.That(db.StringSet(p + "a", "x", when: When.NotExists), Is.False);
+        Assert.That(db.StringSet(p + "b", "y", when: When.Exists), Is.False);
+        Assert.That(db.KeyExists(p + "b"), Is.False);
+        Assert.That(db.StringSet(p + "a", "world", when: When.Exists), Is.True);
+        Assert.That((string?)db.StringGet(p + "a"), Is.EqualTo("world"));
+        Assert.That(db.StringSet(p + "ttl", "v", TimeSpan.FromSeconds(100)), Is.True);
+        var ttl = db.KeyTimeToLive(p + "ttl");
+        Assert.That(ttl!.Value.TotalSeconds, Is.InRange(98, 100));
+        Assert.That(db.KeyTimeToLive(p + "a"), Is.Null, "no TTL");
+        Assert.That(db.KeyTimeToLive(p + "missing"), Is.Null, "no key");
+        // SET ... GET: the old value, or null (RESP3's null type, RESP2's null bulk string).
+        Assert.That((string?)db.StringSetAndGet(p + "g", "1"), Is.Null);
+        Assert.That((string?)db.StringSetAndGet(p + "g", "2"), Is.EqualTo("1"));
+        Assert.That((string?)db.StringGetDelete(p + "g"), Is.EqualTo("2"));
+        Assert.That(db.KeyExists(p + "g"), Is.False);
+        Assert.That(db.StringGet(new RedisKey[] { p + "a", p + "missing", p + "ttl" }),
+            Is.EqualTo(new RedisValue[] { "world", RedisValue.Null, "v" }));
+        Assert.That(db.KeyDelete(new RedisKey[] { p + "a", p + "ttl", p + "missing" }), Is.EqualTo(2));
+    }
+
+    [Test]
     public void SetGetAndOptions()
     {
-        using var mux = _server.Multiplexer();
-        var db = mux.GetDatabase();
-        Assert.That(db.StringSet("s:a", "hello"), Is.True);
-        Assert.That((string?)db.StringGet("s:a"), Is.EqualTo("hello"));
-        Assert.That((string?)db.StringGet("s:missing"), Is.Null);
-        Assert.That(db.StringSet("s:a", "x", when: When.NotExists), Is.False);
-        Assert.That(db.StringSet("s:b", "y", when: When.Exists), Is.False);
-        Assert.That(db.KeyExists("s:b"), Is.False);
-        Assert.That(db.StringSet("s:a", "world", when: When.Exists), Is.True);
-        Assert.That((string?)db.StringGet("s:a"), Is.EqualTo("world"));
-        Assert.That(db.StringSet("s:ttl", "v", TimeSpan.FromSeconds(100)), Is.True);
-        var ttl = db.KeyTimeToLive("s:ttl");
-        Assert.That(ttl!.Value.TotalSeconds, Is.InRange(98, 100));
-
         using var c = Raw();
         Assert.That(c.Execute("SET", "s:g", "1", "GET").IsNull, Is.True);
         Assert.That(c.Execute("SET", "s:g", "2", "GET").Text, Is.EqualTo("1"));
@@ -118,14 +133,26 @@ public class StringCommandTests : ServerFixture
     }
 
     [Test]
+    public void CountersThroughStackExchangeRedis([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
+    {
+        using var mux = _server.Multiplexer(protocol);
+        var db = mux.GetDatabase();
+        string k = "se:" + protocol + ":n";
+        Assert.That(db.StringIncrement(k), Is.EqualTo(1));
+        Assert.That(db.StringIncrement(k, 41), Is.EqualTo(42));
+        Assert.That(db.StringDecrement(k, 50), Is.EqualTo(-8));
+        Assert.That(db.StringIncrement(k, 10.5), Is.EqualTo(2.5));
+        Assert.That((string?)db.StringGet(k), Is.EqualTo("2.5"));
+        var ex = Assert.Throws<RedisServerException>(() => db.StringIncrement(k));
+        Assert.That(ex!.Message, Is.EqualTo("ERR value is not an integer or out of range"));
+        db.KeyDelete(k);
+    }
+
+    [Test]
     public void Counters()
     {
-        using var mux = _server.Multiplexer();
-        var db = mux.GetDatabase();
-        Assert.That(db.StringIncrement("n:a"), Is.EqualTo(1));
-        Assert.That(db.StringIncrement("n:a", 41), Is.EqualTo(42));
-        Assert.That(db.StringDecrement("n:a", 50), Is.EqualTo(-8));
         using var c = Raw();
+        Assert.That(c.Execute("INCRBY", "n:a", "-8").Integer, Is.EqualTo(-8));
         Assert.That(c.Execute("DECR", "n:a").Integer, Is.EqualTo(-9));
         Assert.That(c.Execute("SET", "n:big", long.MaxValue.ToString()).Text, Is.EqualTo("OK"));
         Assert.That(c.Execute("INCR", "n:big").Text, Is.EqualTo("ERR increment or decrement would overflow"));

@@ -1,6 +1,7 @@
 // TestServer: an in-process server on a free loopback port, for one test fixture.
 using Garnet.client;
 using Garnet.Options;
+using StackExchange.Redis;
 
 namespace Garnet.test;
 
@@ -26,8 +27,22 @@ public sealed class TestServer : IDisposable
 
     public RespClient Client(int timeoutMs = 10000) => new("127.0.0.1", Port, timeoutMs);
 
-    public StackExchange.Redis.ConnectionMultiplexer Multiplexer(string? extra = null) =>
-        StackExchange.Redis.ConnectionMultiplexer.Connect($"127.0.0.1:{Port},allowAdmin=true,connectTimeout=10000,syncTimeout=10000{extra}");
+    /// <summary>
+    /// A StackExchange.Redis connection speaking <paramref name="protocol"/>. The client falls back to RESP2 when
+    /// HELLO 3 fails, so this asserts the protocol it ended up with: a RESP3 test cannot quietly run over RESP2.
+    /// </summary>
+    public ConnectionMultiplexer Multiplexer(RedisProtocol protocol, string? extra = null)
+    {
+        string proto = protocol == RedisProtocol.Resp3 ? "resp3" : "resp2";
+        var mux = ConnectionMultiplexer.Connect($"127.0.0.1:{Port},allowAdmin=true,connectTimeout=10000,syncTimeout=10000,protocol={proto}{extra}");
+        var negotiated = mux.GetServer(mux.GetEndPoints()[0]).Protocol;
+        if (negotiated != protocol)
+        {
+            mux.Dispose();
+            Assert.Fail($"asked StackExchange.Redis for {protocol}, the connection speaks {negotiated}");
+        }
+        return mux;
+    }
 
     public void Dispose()
     {
