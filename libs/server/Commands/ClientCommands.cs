@@ -260,5 +260,6 @@ public static class ClientCommands
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <option> <value>", "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.", "    * LIB-VER: the client lib version.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
     ]);
 }
