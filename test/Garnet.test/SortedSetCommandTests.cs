@@ -548,3 +548,27 @@ public class SortedSetPersistenceTests
         }
     }
 }
+
+[TestFixture]
+public class SortedSetWithPlainSetInputTests : ServerFixture
+{
+    [Test]
+    public void PlainSetsAreInputsWithScoreOne()
+    {
+        using var c = _server.Client();
+        c.Execute("ZADD", "zp", "5", "a", "2", "b");
+        c.Execute("SADD", "sp", "a", "c");
+        var union = c.Execute("ZUNION", "2", "zp", "sp", "WITHSCORES").Elements!.Select(e => e.Text).ToArray();
+        Assert.That(union, Is.EqualTo(new[] { "c", "1", "b", "2", "a", "6" }));
+        var inter = c.Execute("ZINTER", "2", "zp", "sp", "WEIGHTS", "1", "10", "WITHSCORES").Elements!.Select(e => e.Text).ToArray();
+        Assert.That(inter, Is.EqualTo(new[] { "a", "15" }));
+        Assert.That(c.Execute("ZDIFF", "2", "sp", "zp").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "c" }));
+        Assert.That(c.Execute("ZINTERCARD", "2", "sp", "zp").Integer, Is.EqualTo(1));
+        Assert.That(c.Execute("ZUNIONSTORE", "zout", "2", "sp", "zp").Integer, Is.EqualTo(3));
+        Assert.That(c.Execute("ZSCORE", "zout", "a").Text, Is.EqualTo("6"));
+        c.Execute("SET", "str", "x");
+        Assert.That(c.Execute("ZUNION", "2", "zp", "str").Text, Does.StartWith("WRONGTYPE"));
+        c.Execute("RPUSH", "lst", "x");
+        Assert.That(c.Execute("ZINTER", "2", "lst", "zp").Text, Does.StartWith("WRONGTYPE"));
+    }
+}

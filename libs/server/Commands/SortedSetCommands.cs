@@ -761,14 +761,21 @@ public static class SortedSetCommands
         if (setNum < 1) { s.WriteError($"ERR at least 1 input key is needed for '{name}' command"); return; }
         if (setNum > s.Argc - (numKeysIndex + 1)) { s.WriteError(Syntax); return; }
         // The inputs' types are checked before the options, as Redis does.
-        // TODO(SetObject): Redis accepts plain sets as inputs (every member with score 1); once SetObject exists, read
-        // ObjectKind.Set inputs here too. Until then any type but a sorted set is WRONGTYPE.
+        // Plain sets are inputs too, as in Redis: every member with score 1 (see AsSet).
         var sources = new Source[setNum];
         for (int i = 0; i < setNum; i++)
         {
             var src = sources[i] = new Source { ArgIndex = numKeysIndex + 1 + i };
             long n = 0;
-            if (!Run(s, s.Arg(src.ArgIndex), new ZOp(z => { n = z.Count; return false; }), write: false)) return;
+            var zop = new ZOp(z => { n = z.Count; return false; });
+            s.Storage.ReadObject(s.Arg(src.ArgIndex), zop);
+            if (zop.Error is not null)
+            {
+                var setOp2 = new AsSet(set => n = set.Count);
+                s.Storage.ReadObject(s.Arg(src.ArgIndex), setOp2);
+                if (setOp2.Error is not null) { s.WriteError(setOp2.Error); return; }
+            }
+            s.CountKeyLookup(n > 0);
             src.Count = n;
         }
         var aggregate = Aggregate.Sum;
@@ -821,12 +828,21 @@ public static class SortedSetCommands
         else WriteElements(s, result, withScores);
     }
 
-    /// <summary>Every element of the source at argIndex (empty when the key is missing).</summary>
+    /// <summary>Reads a plain set given to ZUNION/ZINTER/ZDIFF (its members count with score 1).</summary>
+    private sealed class AsSet(Action<SetObject> read) : ObjectOperation
+    {
+        public override ObjectKind Kind => ObjectKind.Set;
+        public override bool Apply(CollectionObject collection) { read((SetObject)collection); return false; }
+    }
+
+    /// <summary>Every element of the source at argIndex (empty when the key is missing; a set's members score 1).</summary>
     private static List<(byte[] Member, double Score)> Snapshot(RespServerSession s, int argIndex)
     {
         var items = new List<(byte[] Member, double Score)>();
         var op = new ZOp(z => { items.Clear(); items.AddRange(z.Entries); return false; });
         s.Storage.ReadObject(s.Arg(argIndex), op);
+        if (op.Error is not null)
+            s.Storage.ReadObject(s.Arg(argIndex), new AsSet(set => { items.Clear(); items.AddRange(set.Members.Select(m => (m, 1.0))); }));
         return items;
     }
 
@@ -841,6 +857,11 @@ public static class SortedSetCommands
         });
         Array.Fill(found, double.NaN);
         s.Storage.ReadObject(s.Arg(argIndex), op);
+        if (op.Error is not null)
+            s.Storage.ReadObject(s.Arg(argIndex), new AsSet(set =>
+            {
+                for (int i = 0; i < members.Count; i++) found[i] = set.Contains(members[i].Member) ? 1 : double.NaN;
+            }));
         return found;
     }
 
