@@ -49,8 +49,10 @@ public class ExpiredSweepTests
             var buried = new List<byte[]>();
             long dropped = await store.DropExpiredOnDiskAsync(buried);
             TestContext.Out.WriteLine($"unlinked {dropped}, buried {buried.Count}");
-            Assert.That(dropped, Is.EqualTo(loners), "expired keys heading their chains are unlinked without a write");
-            Assert.That(buried.Select(Encoding.ASCII.GetString), Is.EquivalentTo(Enumerable.Range(0, pairs).Select(k => "e" + k).Append("twice")), "the others are handed out");
+            // (The hash seed is random per process: now and then a loner shares a chain by chance and is buried too.)
+            var buriedNames = buried.Select(Encoding.ASCII.GetString).ToList();
+            Assert.That(dropped + buriedNames.Count(k => k.StartsWith("lone")), Is.EqualTo(loners), "expired keys heading their chains are unlinked without a write");
+            Assert.That(buriedNames.Where(k => !k.StartsWith("lone")), Is.EquivalentTo(Enumerable.Range(0, pairs).Select(k => "e" + k).Append("twice")), "the others are handed out");
             log.Items.Clear();
             long deleted = 0;
             foreach (var key in buried)
