@@ -19,7 +19,7 @@ public static class BlockingCommands
     private static void BPop(RespServerSession s, bool head)
     {
         if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
-        var keys = HashCommands.Args(s, 1)[..^1];
+        var keys = CollectionCommand.Args(s, 1)[..^1];
         foreach (var key in keys)
         {
             var popped = ListCommands.TryPop(s, key, head, 1, s.Database, out string? error);

@@ -13,28 +13,10 @@ public static class HashCommands
 {
     private const string NotInteger = StringFunctions.NotInteger;
 
-    /// <summary>An operation on a hash given as a function: Apply returns whether it changed the hash.</summary>
-    private sealed class HashOp(Func<HashObject, bool> apply, bool creates = false, bool touches = true) : ObjectOperation
-    {
-        public override ObjectKind Kind => ObjectKind.Hash;
-        public override bool CreatesKey => creates;
-        public override bool TouchesKey => touches;
-        public override bool Apply(CollectionObject collection) => apply((HashObject)collection);
-    }
+    private static CollectionOp<HashObject> HashOp(Func<HashObject, bool> apply, bool creates = false) => new(ObjectKind.Hash, apply, creates);
 
-    /// <summary>Runs op; false after writing its error (WRONGTYPE, ...).</summary>
-    private static bool Run(RespServerSession s, HashOp op, bool write)
-    {
-        if (write) s.Storage.UpdateObject(s.Arg(1), op);
-        else
-        {
-            s.Storage.ReadObject(s.Arg(1), op);
-            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
-        }
-        if (op.Error is null) return true;
-        s.WriteError(op.Error);
-        return false;
-    }
+    /// <summary>Runs op on the command's key (argument 1); false after writing its error.</summary>
+    private static bool Run(RespServerSession s, ObjectOperation op, bool write) => CollectionCommand.Run(s, s.Arg(1), op, write);
 
     public static void HSet(RespServerSession s) => SetFields(s, reply: true);
     public static void HMSet(RespServerSession s) => SetFields(s, reply: false);
@@ -42,9 +24,9 @@ public static class HashCommands
     private static void SetFields(RespServerSession s, bool reply)
     {
         if ((s.Argc - 2) % 2 != 0) { s.WriteError($"ERR wrong number of arguments for '{(reply ? "hset" : "hmset")}' command"); return; }
-        var pairs = Args(s, 2);
+        var pairs = CollectionCommand.Args(s, 2);
         long added = 0;
-        var op = new HashOp(h =>
+        var op = HashOp(h =>
         {
             added = 0;
             for (int i = 0; i < pairs.Length; i += 2) if (h.Set(pairs[i], pairs[i + 1])) added++;
@@ -59,7 +41,7 @@ public static class HashCommands
         var field = s.Arg(2).ToArray();
         var value = s.Arg(3).ToArray();
         bool set = false;
-        var op = new HashOp(h => set = !h.Contains(field) && h.Set(field, value), creates: true);
+        var op = HashOp(h => set = !h.Contains(field) && h.Set(field, value), creates: true);
         if (!Run(s, op, write: true)) return;
         s.Writer.WriteInteger(set ? 1 : 0);
     }
@@ -68,24 +50,24 @@ public static class HashCommands
     {
         var field = s.Arg(2).ToArray();
         byte[]? value = null;
-        if (!Run(s, new HashOp(h => { value = h.Get(field); return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { value = h.Get(field); return false; }), write: false)) return;
         if (value is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(value);
     }
 
     public static void HMGet(RespServerSession s)
     {
-        var fields = Args(s, 2);
+        var fields = CollectionCommand.Args(s, 2);
         var values = new byte[]?[fields.Length];
-        if (!Run(s, new HashOp(h => { for (int i = 0; i < fields.Length; i++) values[i] = h.Get(fields[i]); return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { for (int i = 0; i < fields.Length; i++) values[i] = h.Get(fields[i]); return false; }), write: false)) return;
         s.Writer.WriteArrayHeader(values.Length);
         foreach (var v in values) if (v is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(v);
     }
 
     public static void HDel(RespServerSession s)
     {
-        var fields = Args(s, 2);
+        var fields = CollectionCommand.Args(s, 2);
         long removed = 0;
-        var op = new HashOp(h =>
+        var op = HashOp(h =>
         {
             removed = 0;
             foreach (var f in fields) if (h.Remove(f)) removed++;
@@ -98,7 +80,7 @@ public static class HashCommands
     public static void HLen(RespServerSession s)
     {
         long n = 0;
-        if (!Run(s, new HashOp(h => { n = h.Count; return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { n = h.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
@@ -106,7 +88,7 @@ public static class HashCommands
     {
         var field = s.Arg(2).ToArray();
         bool found = false;
-        if (!Run(s, new HashOp(h => { found = h.Contains(field); return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { found = h.Contains(field); return false; }), write: false)) return;
         s.Writer.WriteInteger(found ? 1 : 0);
     }
 
@@ -114,7 +96,7 @@ public static class HashCommands
     {
         var field = s.Arg(2).ToArray();
         long n = 0;
-        if (!Run(s, new HashOp(h => { n = h.Get(field)?.Length ?? 0; return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { n = h.Get(field)?.Length ?? 0; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
@@ -125,7 +107,7 @@ public static class HashCommands
     private static void WriteEntries(RespServerSession s, bool keys, bool values)
     {
         List<KeyValuePair<byte[], byte[]>> entries = [];
-        if (!Run(s, new HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
         if (keys && values) s.Writer.WriteMapHeader(entries.Count);
         else s.Writer.WriteArrayHeader(entries.Count);
         foreach (var (k, v) in entries)
@@ -141,7 +123,7 @@ public static class HashCommands
         var field = s.Arg(2).ToArray();
         long result = 0;
         string? error = null;
-        var op = new HashOp(h =>
+        var op = HashOp(h =>
         {
             error = null;
             long current = 0;
@@ -163,7 +145,7 @@ public static class HashCommands
         var deltaText = s.Arg(3).ToArray();
         string text = "";
         string? error = null;
-        var op = new HashOp(h =>
+        var op = HashOp(h =>
         {
             error = null;
             double current = 0;
@@ -200,7 +182,7 @@ public static class HashCommands
             if (count < -(long.MaxValue / 2) || count > long.MaxValue / 2) { s.WriteError("ERR value is out of range"); return; }
         }
         List<KeyValuePair<byte[], byte[]>> picked = [];
-        var op = new HashOp(h => { picked = RandomPicks.Pick(h.Entries.ToList(), withCount ? count : 1); return false; });
+        var op = HashOp(h => { picked = RandomPicks.Pick(h.Entries.ToList(), withCount ? count : 1); return false; });
         if (!Run(s, op, write: false)) return;
         if (!withCount)
         {
@@ -225,15 +207,7 @@ public static class HashCommands
     {
         if (!CollectionScan.TryParse(s, out var scan, allowNoValues: true)) return;
         List<KeyValuePair<byte[], byte[]>> entries = [];
-        if (!Run(s, new HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
+        if (!Run(s, HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
         CollectionScan.Write(s, scan, entries.Select(e => (e.Key, (byte[]?)e.Value)).ToList());
-    }
-
-    /// <summary>Copies of the arguments from index on.</summary>
-    internal static byte[][] Args(RespServerSession s, int from)
-    {
-        var a = new byte[s.Argc - from][];
-        for (int i = from; i < s.Argc; i++) a[i - from] = s.Arg(i).ToArray();
-        return a;
     }
 }

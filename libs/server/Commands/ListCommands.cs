@@ -13,26 +13,10 @@ public static class ListCommands
     private const string NotInteger = StringFunctions.NotInteger;
     private const string MustBePositive = "ERR value is out of range, must be positive";
 
-    private sealed class ListOp(Func<ListObject, bool> apply, bool creates = false, Action? missing = null) : ObjectOperation
-    {
-        public override ObjectKind Kind => ObjectKind.List;
-        public override bool CreatesKey => creates;
-        public override bool Apply(CollectionObject collection) => apply((ListObject)collection);
-        public override void Missing() => missing?.Invoke();
-    }
+    private static CollectionOp<ListObject> ListOp(Func<ListObject, bool> apply, bool creates = false, Action? missing = null) =>
+        new(ObjectKind.List, apply, creates, missing);
 
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ListOp op, bool write)
-    {
-        if (write) s.Storage.UpdateObject(key, op);
-        else
-        {
-            s.Storage.ReadObject(key, op);
-            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
-        }
-        if (op.Error is null) return true;
-        s.WriteError(op.Error);
-        return false;
-    }
+    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
     public static void LPush(RespServerSession s) => Push(s, head: true, onlyIfExists: false);
     public static void RPush(RespServerSession s) => Push(s, head: false, onlyIfExists: false);
@@ -41,9 +25,9 @@ public static class ListCommands
 
     private static void Push(RespServerSession s, bool head, bool onlyIfExists)
     {
-        var items = HashCommands.Args(s, 2);
+        var items = CollectionCommand.Args(s, 2);
         long length = 0;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             foreach (var item in items) if (head) l.PushHead(item); else l.PushTail(item);
             length = l.Count;
@@ -66,7 +50,7 @@ public static class ListCommands
         }
         var popped = new List<byte[]>();
         bool exists = false;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             popped.Clear();
             exists = true;
@@ -82,7 +66,7 @@ public static class ListCommands
     public static void LLen(RespServerSession s)
     {
         long n = 0;
-        if (!Run(s, s.Arg(1), new ListOp(l => { n = l.Count; return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), ListOp(l => { n = l.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
@@ -90,7 +74,7 @@ public static class ListCommands
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
         var items = new List<byte[]>();
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             items.Clear();
             if (Normalize(l.Count, ref start, ref stop)) for (long i = start; i <= stop; i++) items.Add(l[i]);
@@ -104,7 +88,7 @@ public static class ListCommands
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
         byte[]? item = null;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             long i = index < 0 ? l.Count + index : index;
             item = i >= 0 && i < l.Count ? l[i] : null;
@@ -119,7 +103,7 @@ public static class ListCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
         var value = s.Arg(3).ToArray();
         string? error = null;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             long i = index < 0 ? l.Count + index : index;
             if (i < 0 || i >= l.Count) { error = "ERR index out of range"; return false; }
@@ -141,7 +125,7 @@ public static class ListCommands
         var pivot = s.Arg(3).ToArray();
         var value = s.Arg(4).ToArray();
         long result = 0;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             for (long i = 0; i < l.Count; i++)
             {
@@ -162,7 +146,7 @@ public static class ListCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long count)) { s.WriteError(NotInteger); return; }
         var value = s.Arg(3).ToArray();
         long removed = 0;
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             removed = 0;
             long limit = count == 0 ? long.MaxValue : Math.Abs(count);
@@ -185,7 +169,7 @@ public static class ListCommands
     public static void LTrim(RespServerSession s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             long a = start, b = stop;
             if (!Normalize(l.Count, ref a, ref b)) { while (l.Count > 0) l.PopTail(); return true; } // empty: the key goes
@@ -223,7 +207,7 @@ public static class ListCommands
             else { s.WriteError("ERR syntax error"); return; }
         }
         var found = new List<long>();
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             found.Clear();
             long want = count < 0 ? 1 : count == 0 ? long.MaxValue : count;
@@ -255,10 +239,10 @@ public static class ListCommands
     private static void Move(RespServerSession s, bool fromHead, bool toHead)
     {
         // The destination's type is checked first: a wrong one leaves the source untouched.
-        if (!Run(s, s.Arg(2), new ListOp(_ => false), write: false)) return;
+        if (!Run(s, s.Arg(2), ListOp(_ => false), write: false)) return;
         byte[]? item = null;
         bool sameKey = s.Arg(1).SequenceEqual(s.Arg(2));
-        var pop = new ListOp(l =>
+        var pop = ListOp(l =>
         {
             if (l.Count == 0) return false;
             item = fromHead ? l.PopHead() : l.PopTail();
@@ -269,7 +253,7 @@ public static class ListCommands
         if (item is null) { s.Writer.WriteNull(); return; }
         if (!sameKey)
         {
-            var push = new ListOp(l => { if (toHead) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
+            var push = ListOp(l => { if (toHead) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
             if (!Run(s, s.Arg(2), push, write: true)) return;
         }
         s.Writer.WriteBulkString(item);
@@ -289,15 +273,9 @@ public static class ListCommands
         }
         for (int k = 2; k < 2 + numKeys; k++)
         {
-            var popped = new List<byte[]>();
-            var op = new ListOp(l =>
-            {
-                popped.Clear();
-                for (long i = 0; i < count && l.Count > 0; i++) popped.Add(head ? l.PopHead() : l.PopTail());
-                return popped.Count > 0;
-            });
-            if (!Run(s, s.Arg(k), op, write: true)) return;
-            if (popped.Count == 0) continue;
+            var popped = TryPop(s, s.Arg(k), head, count, s.Database, out string? error);
+            if (error is not null) { s.WriteError(error); return; }
+            if (popped is null) continue;
             s.Writer.WriteArrayHeader(2);
             s.Writer.WriteBulkString(s.Arg(k));
             WriteItems(s, popped);
@@ -311,7 +289,7 @@ public static class ListCommands
     internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error)
     {
         var popped = new List<byte[]>();
-        var op = new ListOp(l =>
+        var op = ListOp(l =>
         {
             popped.Clear();
             for (long i = 0; i < count && l.Count > 0; i++) popped.Add(head ? l.PopHead() : l.PopTail());
@@ -325,7 +303,7 @@ public static class ListCommands
     /// <summary>Pushes item at one end of key's list in database db (creating it); false with error for another type.</summary>
     internal static bool TryPush(RespServerSession s, ReadOnlySpan<byte> key, byte[] item, bool head, int db, out string? error)
     {
-        var op = new ListOp(l => { if (head) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
+        var op = ListOp(l => { if (head) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
         s.Storage.UpdateObject(key, op, db);
         error = op.Error;
         return error is null;
@@ -334,7 +312,7 @@ public static class ListCommands
     /// <summary>Checks that key in db is a list or missing (error set otherwise), changing nothing.</summary>
     internal static bool IsListOrMissing(RespServerSession s, ReadOnlySpan<byte> key, int db, out string? error)
     {
-        var op = new ListOp(_ => false);
+        var op = ListOp(_ => false);
         s.Storage.ReadObject(key, op, db);
         error = op.Error;
         return error is null;

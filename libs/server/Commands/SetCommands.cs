@@ -16,32 +16,15 @@ public static class SetCommands
     private const string NotInteger = StringFunctions.NotInteger;
     private const string MustBePositive = "ERR value is out of range, must be positive";
 
-    private sealed class SetOp(Func<SetObject, bool> apply, bool creates = false) : ObjectOperation
-    {
-        public override ObjectKind Kind => ObjectKind.Set;
-        public override bool CreatesKey => creates;
-        public override bool Apply(CollectionObject collection) => apply((SetObject)collection);
-    }
+    private static CollectionOp<SetObject> SetOp(Func<SetObject, bool> apply, bool creates = false) => new(ObjectKind.Set, apply, creates);
 
-    /// <summary>Runs op on key; false after writing its error (WRONGTYPE).</summary>
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, SetOp op, bool write)
-    {
-        if (write) s.Storage.UpdateObject(key, op);
-        else
-        {
-            s.Storage.ReadObject(key, op);
-            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
-        }
-        if (op.Error is null) return true;
-        s.WriteError(op.Error);
-        return false;
-    }
+    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
     /// <summary>Key's set (null when the key is missing); false after writing WRONGTYPE.</summary>
     private static bool TryRead(RespServerSession s, ReadOnlySpan<byte> key, out SetObject? set)
     {
         SetObject? found = null;
-        bool ok = Run(s, key, new SetOp(x => { found = x; return false; }), write: false);
+        bool ok = Run(s, key, SetOp(x => { found = x; return false; }), write: false);
         set = found;
         return ok;
     }
@@ -57,9 +40,9 @@ public static class SetCommands
 
     public static void SAdd(RespServerSession s)
     {
-        var members = HashCommands.Args(s, 2);
+        var members = CollectionCommand.Args(s, 2);
         long added = 0;
-        var op = new SetOp(set =>
+        var op = SetOp(set =>
         {
             added = 0;
             var before = set.SetEncoding;
@@ -73,9 +56,9 @@ public static class SetCommands
 
     public static void SRem(RespServerSession s)
     {
-        var members = HashCommands.Args(s, 2);
+        var members = CollectionCommand.Args(s, 2);
         long removed = 0;
-        var op = new SetOp(set =>
+        var op = SetOp(set =>
         {
             removed = 0;
             foreach (var m in members) if (set.Remove(m)) removed++;
@@ -88,7 +71,7 @@ public static class SetCommands
     public static void SMembers(RespServerSession s)
     {
         IReadOnlyList<byte[]> members = [];
-        if (!Run(s, s.Arg(1), new SetOp(set => { members = set.Members; return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), SetOp(set => { members = set.Members; return false; }), write: false)) return;
         WriteSet(s, members);
     }
 
@@ -96,15 +79,15 @@ public static class SetCommands
     {
         var member = s.Arg(2).ToArray();
         bool found = false;
-        if (!Run(s, s.Arg(1), new SetOp(set => { found = set.Contains(member); return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), SetOp(set => { found = set.Contains(member); return false; }), write: false)) return;
         s.Writer.WriteInteger(found ? 1 : 0);
     }
 
     public static void SMIsMember(RespServerSession s)
     {
-        var members = HashCommands.Args(s, 2);
+        var members = CollectionCommand.Args(s, 2);
         var found = new bool[members.Length];
-        var op = new SetOp(set => { for (int i = 0; i < members.Length; i++) found[i] = set.Contains(members[i]); return false; });
+        var op = SetOp(set => { for (int i = 0; i < members.Length; i++) found[i] = set.Contains(members[i]); return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
         s.Writer.WriteArrayHeader(found.Length);
         foreach (bool f in found) s.Writer.WriteInteger(f ? 1 : 0);
@@ -113,7 +96,7 @@ public static class SetCommands
     public static void SCard(RespServerSession s)
     {
         long n = 0;
-        if (!Run(s, s.Arg(1), new SetOp(set => { n = set.Count; return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), SetOp(set => { n = set.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
@@ -125,7 +108,7 @@ public static class SetCommands
         if (withCount && (!NumberParsing.TryParseInt64(s.Arg(2), out count) || count < 0)) { s.WriteError(MustBePositive); return; }
         var popped = new List<byte[]>();
         bool whole = false;
-        var op = new SetOp(set =>
+        var op = SetOp(set =>
         {
             popped.Clear();
             whole = count >= set.Count;
@@ -141,7 +124,7 @@ public static class SetCommands
         if (count == 0)
         {
             // Nothing is popped: only the type is checked (as Redis).
-            if (!Run(s, s.Arg(1), new SetOp(_ => false), write: false)) return;
+            if (!Run(s, s.Arg(1), SetOp(_ => false), write: false)) return;
             s.PropagateNothing();
             s.Writer.WriteSetHeader(0);
             return;
@@ -176,7 +159,7 @@ public static class SetCommands
             if (count == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
         }
         List<byte[]> picked = [];
-        var op = new SetOp(set => { picked = RandomPicks.Pick(set.Slots, count); return false; });
+        var op = SetOp(set => { picked = RandomPicks.Pick(set.Slots, count); return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
         if (!withCount)
         {
@@ -196,9 +179,9 @@ public static class SetCommands
         if (!TryRead(s, s.Arg(2), out _)) return;
         if (s.Arg(1).SequenceEqual(s.Arg(2))) { s.Writer.WriteInteger(source.Contains(member) ? 1 : 0); return; }
         bool removed = false;
-        if (!Run(s, s.Arg(1), new SetOp(set => removed = set.Remove(member)), write: true)) return;
+        if (!Run(s, s.Arg(1), SetOp(set => removed = set.Remove(member)), write: true)) return;
         if (!removed) { s.Writer.WriteInteger(0); return; }
-        if (!Run(s, s.Arg(2), new SetOp(set => set.Add(member), creates: true), write: true)) return;
+        if (!Run(s, s.Arg(2), SetOp(set => set.Add(member), creates: true), write: true)) return;
         s.Writer.WriteInteger(1);
     }
 
@@ -287,7 +270,7 @@ public static class SetCommands
     {
         if (!CollectionScan.TryParse(s, out var scan)) return;
         IReadOnlyList<byte[]> members = [];
-        if (!Run(s, s.Arg(1), new SetOp(set => { members = set.Members; return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), SetOp(set => { members = set.Members; return false; }), write: false)) return;
         CollectionScan.Write(s, scan, members.Select(m => (m, (byte[]?)null)).ToList());
     }
 

@@ -22,27 +22,10 @@ public static class SortedSetCommands
     private const string NotFloatRange = "ERR min or max is not a float";
     private const string NotLexRange = "ERR min or max not valid string range item";
 
-    private sealed class ZOp(Func<SortedSetObject, bool> apply, bool creates = false, Action? missing = null) : ObjectOperation
-    {
-        public override ObjectKind Kind => ObjectKind.SortedSet;
-        public override bool CreatesKey => creates;
-        public override bool Apply(CollectionObject collection) => apply((SortedSetObject)collection);
-        public override void Missing() => missing?.Invoke();
-    }
+    private static CollectionOp<SortedSetObject> ZOp(Func<SortedSetObject, bool> apply, bool creates = false, Action? missing = null) =>
+        new(ObjectKind.SortedSet, apply, creates, missing);
 
-    /// <summary>Runs op on key; false after writing its error (WRONGTYPE).</summary>
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ZOp op, bool write)
-    {
-        if (write) s.Storage.UpdateObject(key, op);
-        else
-        {
-            s.Storage.ReadObject(key, op);
-            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
-        }
-        if (op.Error is null) return true;
-        s.WriteError(op.Error);
-        return false;
-    }
+    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
     // ---------------------------------------------------------------------------------------------
     // Scores: parsing and Redis's formatting
@@ -253,7 +236,7 @@ public static class SortedSetCommands
         long added = 0, updated = 0, processed = 0;
         double result = 0;
         bool nan = false;
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             added = updated = processed = 0;
             nan = false;
@@ -297,9 +280,9 @@ public static class SortedSetCommands
 
     public static void ZRem(RespServerSession s)
     {
-        var members = HashCommands.Args(s, 2);
+        var members = CollectionCommand.Args(s, 2);
         long removed = 0;
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             removed = 0;
             foreach (var m in members) if (z.Remove(m)) removed++;
@@ -316,7 +299,7 @@ public static class SortedSetCommands
     public static void ZCard(RespServerSession s)
     {
         long n = 0;
-        if (!Run(s, s.Arg(1), new ZOp(z => { n = z.Count; return false; }), write: false)) return;
+        if (!Run(s, s.Arg(1), ZOp(z => { n = z.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
@@ -324,7 +307,7 @@ public static class SortedSetCommands
     {
         if (!TryParseScoreBound(s.Arg(2), out var min) || !TryParseScoreBound(s.Arg(3), out var max)) { s.WriteError(NotFloatRange); return; }
         long n = 0;
-        var op = new ZOp(z => { var (f, l) = z.ScoreRange(min, max); n = Math.Max(0, l - f + 1); return false; });
+        var op = ZOp(z => { var (f, l) = z.ScoreRange(min, max); n = Math.Max(0, l - f + 1); return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
         s.Writer.WriteInteger(n);
     }
@@ -333,7 +316,7 @@ public static class SortedSetCommands
     {
         if (!TryParseLexBound(s.Arg(2), out var min) || !TryParseLexBound(s.Arg(3), out var max)) { s.WriteError(NotLexRange); return; }
         long n = 0;
-        var op = new ZOp(z => { var (f, l) = z.LexRange(min, max); n = Math.Max(0, l - f + 1); return false; });
+        var op = ZOp(z => { var (f, l) = z.LexRange(min, max); n = Math.Max(0, l - f + 1); return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
         s.Writer.WriteInteger(n);
     }
@@ -342,16 +325,16 @@ public static class SortedSetCommands
     {
         var member = s.Arg(2).ToArray();
         double? score = null;
-        var op = new ZOp(z => { score = z.TryGetScore(member, out double v) ? v : null; return false; });
+        var op = ZOp(z => { score = z.TryGetScore(member, out double v) ? v : null; return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
         if (score is { } v) WriteScore(s, v); else s.Writer.WriteNull();
     }
 
     public static void ZMScore(RespServerSession s)
     {
-        var members = HashCommands.Args(s, 2);
+        var members = CollectionCommand.Args(s, 2);
         var scores = new double?[members.Length];
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             for (int i = 0; i < members.Length; i++) scores[i] = z.TryGetScore(members[i], out double v) ? v : null;
             return false;
@@ -376,7 +359,7 @@ public static class SortedSetCommands
         var member = s.Arg(2).ToArray();
         long rank = -1;
         double score = 0;
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             rank = z.Rank(member);
             if (rank >= 0)
@@ -452,7 +435,7 @@ public static class SortedSetCommands
         }
 
         var items = new List<(byte[] Member, double Score)>();
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             items.Clear();
             switch (kind)
@@ -539,7 +522,7 @@ public static class SortedSetCommands
     private static void RemoveRange(RespServerSession s, Func<SortedSetObject, (long First, long Last)> range)
     {
         long removed = 0;
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             var (first, last) = range(z);
             var doomed = new List<(byte[], double)>();
@@ -585,7 +568,7 @@ public static class SortedSetCommands
     {
         var popped = new List<(byte[] Member, double Score)>();
         bool found = false;
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             popped.Clear();
             found = true;
@@ -665,7 +648,7 @@ public static class SortedSetCommands
         // No count or distinct picks: only the picked elements are read (O(log n) each); repeats pick from a copy of all.
         (byte[] Member, double Score)[] all = [];
         var picked = new List<(byte[] Member, double Score)>();
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             picked.Clear();
             all = [];
@@ -722,7 +705,7 @@ public static class SortedSetCommands
     {
         if (!CollectionScan.TryParse(s, out var scan)) return;
         List<(byte[], byte[]?)> entries = [];
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             entries = z.Entries.Select(e => (e.Member, (byte[]?)Encoding.ASCII.GetBytes(FormatScore(e.Score)))).ToList();
             return false;
@@ -767,11 +750,11 @@ public static class SortedSetCommands
         {
             var src = sources[i] = new Source { ArgIndex = numKeysIndex + 1 + i };
             long n = 0;
-            var zop = new ZOp(z => { n = z.Count; return false; });
+            var zop = ZOp(z => { n = z.Count; return false; });
             s.Storage.ReadObject(s.Arg(src.ArgIndex), zop);
             if (zop.Error is not null)
             {
-                var setOp2 = new AsSet(set => n = set.Count);
+                var setOp2 = AsSet(set => n = set.Count);
                 s.Storage.ReadObject(s.Arg(src.ArgIndex), setOp2);
                 if (setOp2.Error is not null) { s.WriteError(setOp2.Error); return; }
             }
@@ -829,20 +812,16 @@ public static class SortedSetCommands
     }
 
     /// <summary>Reads a plain set given to ZUNION/ZINTER/ZDIFF (its members count with score 1).</summary>
-    private sealed class AsSet(Action<SetObject> read) : ObjectOperation
-    {
-        public override ObjectKind Kind => ObjectKind.Set;
-        public override bool Apply(CollectionObject collection) { read((SetObject)collection); return false; }
-    }
+    private static CollectionOp<SetObject> AsSet(Action<SetObject> read) => new(ObjectKind.Set, set => { read(set); return false; });
 
     /// <summary>Every element of the source at argIndex (empty when the key is missing; a set's members score 1).</summary>
     private static List<(byte[] Member, double Score)> Snapshot(RespServerSession s, int argIndex)
     {
         var items = new List<(byte[] Member, double Score)>();
-        var op = new ZOp(z => { items.Clear(); items.AddRange(z.Entries); return false; });
+        var op = ZOp(z => { items.Clear(); items.AddRange(z.Entries); return false; });
         s.Storage.ReadObject(s.Arg(argIndex), op);
         if (op.Error is not null)
-            s.Storage.ReadObject(s.Arg(argIndex), new AsSet(set => { items.Clear(); items.AddRange(set.Members.Select(m => (m, 1.0))); }));
+            s.Storage.ReadObject(s.Arg(argIndex), AsSet(set => { items.Clear(); items.AddRange(set.Members.Select(m => (m, 1.0))); }));
         return items;
     }
 
@@ -850,7 +829,7 @@ public static class SortedSetCommands
     private static double[] Lookup(RespServerSession s, int argIndex, List<(byte[] Member, double Score)> members)
     {
         var found = new double[members.Count];
-        var op = new ZOp(z =>
+        var op = ZOp(z =>
         {
             for (int i = 0; i < members.Count; i++) found[i] = z.TryGetScore(members[i].Member, out double v) ? v : double.NaN;
             return false;
@@ -858,7 +837,7 @@ public static class SortedSetCommands
         Array.Fill(found, double.NaN);
         s.Storage.ReadObject(s.Arg(argIndex), op);
         if (op.Error is not null)
-            s.Storage.ReadObject(s.Arg(argIndex), new AsSet(set =>
+            s.Storage.ReadObject(s.Arg(argIndex), AsSet(set =>
             {
                 for (int i = 0; i < members.Count; i++) found[i] = set.Contains(members[i].Member) ? 1 : double.NaN;
             }));
