@@ -135,4 +135,44 @@ public class BlockingCommandTests : ServerFixture
         probe.Execute("RPUSH", "q5", "kept");
         Assert.That(probe.Execute("LRANGE", "q5", "0", "-1").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "kept" }));
     }
+    [Test]
+    public void SortedSetBlockingPops()
+    {
+        using var c = C();
+        using var waiterA = C();
+        using var waiterB = C();
+        // Immediate: the first non-empty key, lowest (or highest) score, reply [key, member, score].
+        c.Execute("ZADD", "z1", "1", "a", "2", "b", "3", "c");
+        Assert.That(c.Execute("BZPOPMIN", "none", "z1", "0").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "z1", "a", "1" }));
+        Assert.That(c.Execute("BZPOPMAX", "z1", "0").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "z1", "c", "3" }));
+        var m = c.Execute("BZMPOP", "0", "2", "none", "z1", "MIN", "COUNT", "10");
+        Assert.That(m.Elements![0].Text, Is.EqualTo("z1"));
+        Assert.That(m.Elements[1].Elements!.Select(p => p.Elements![0].Text + "=" + p.Elements[1].Text), Is.EqualTo(new[] { "b=2" }));
+        Assert.That(c.Execute("EXISTS", "z1").Integer, Is.EqualTo(0), "popping the last member deletes the key");
+        // Timeouts, errors.
+        Assert.That(c.Execute("BZPOPMIN", "none", "0.05").IsNull);
+        Assert.That(c.Execute("BZMPOP", "0.05", "1", "none", "MAX").IsNull);
+        Assert.That(c.Execute("BZMPOP", "0", "1", "none", "UP").Text, Is.EqualTo("ERR syntax error"));
+        Assert.That(c.Execute("BZMPOP", "0", "1", "none", "MIN", "COUNT", "0").Text, Is.EqualTo("ERR count should be greater than 0"));
+        Assert.That(c.Execute("BZPOPMIN", "none", "-1").Text, Is.EqualTo("ERR timeout is negative"));
+        c.Execute("RPUSH", "alist", "x");
+        Assert.That(c.Execute("BZPOPMIN", "alist", "0").Text, Does.StartWith("WRONGTYPE"));
+        // Blocked clients are served in order by ZADD from another connection.
+        waiterA.Send("BZPOPMAX", "zq", "0");
+        WaitUntilBlocked(c, 1);
+        waiterB.Send("BZMPOP", "0", "1", "zq", "MIN", "COUNT", "2");
+        WaitUntilBlocked(c, 2);
+        c.Execute("ZADD", "zq", "5", "five", "7", "seven", "6", "six");
+        Assert.That(waiterA.Read().Elements!.Select(e => e.Text), Is.EqualTo(new[] { "zq", "seven", "7" }));
+        var rb = waiterB.Read();
+        Assert.That(rb.Elements![1].Elements!.Select(p => p.Elements![0].Text), Is.EqualTo(new[] { "five", "six" }));
+        Assert.That(c.Execute("EXISTS", "zq").Integer, Is.EqualTo(0));
+        Assert.That(BlockedClients(c), Is.EqualTo(0));
+        // RESP3: the score is a double.
+        c.Execute("HELLO", "3");
+        c.Execute("ZADD", "z3", "1.5", "m");
+        var r3 = c.Execute("BZPOPMIN", "z3", "0");
+        Assert.That(r3.Elements![2].Type, Is.EqualTo(RespType.Double));
+        Assert.That(r3.Elements[2].Text, Is.EqualTo("1.5"));
+    }
 }

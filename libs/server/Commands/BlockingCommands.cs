@@ -1,8 +1,9 @@
-// BlockingCommands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP. A command first tries as its non-blocking form would
+// BlockingCommands: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP. A command first tries as its non-blocking form would
 // (under its keys' locks, held by Execute); when every key is empty it registers with BlockedClients before those
 // locks go, and the client's reply is deferred (RespServerSession.ReplyWhenDone): its connection awaits, holding no
 // thread. A write to one of the keys wakes the first waiter, which retries under the keys' locks (BlockingWait).
-// What a served waiter pops is written to the AOF as the non-blocking command (LPOP/RPOP/LMOVE), as Redis propagates.
+// What a served waiter pops is written to the AOF as the non-blocking command (LPOP/RPOP/LMOVE/ZPOPMIN/ZPOPMAX), as
+// Redis propagates.
 using System.Globalization;
 using Garnet.server.Clients;
 using Garnet.server.Persistence;
@@ -126,6 +127,100 @@ public static class BlockingCommands
             if (result is (byte[] key, List<byte[]> items)) WriteKeyAndItems(session, key, items);
             else session.Writer.WriteNullArray();
         });
+    }
+
+    public static void BZPopMin(RespServerSession s) => BZPop(s, max: false);
+    public static void BZPopMax(RespServerSession s) => BZPop(s, max: true);
+
+    private static void BZPop(RespServerSession s, bool max)
+    {
+        if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
+        var keys = CollectionCommand.Args(s, 1)[..^1];
+        var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
+        foreach (var key in keys)
+        {
+            var popped = SortedSetCommands.TryPop(s, key, max, 1, s.Database, out string? error);
+            if (error is not null) { s.WriteError(error); return; }
+            if (popped is not { Count: > 0 }) continue;
+            s.PropagateAs(verb, ArgRef.Of(key));
+            WriteKeyMemberScore(s, key, popped[0]);
+            return;
+        }
+        s.PropagateNothing();
+        Block(s, keys, deadline, (session, key) =>
+        {
+            var popped = SortedSetCommands.TryPop(session, key, max, 1, session.Database, out _);
+            if (popped is not { Count: > 0 }) return null;
+            session.Server.Aof?.Append(session.Database, session, [verb, ArgRef.Of(key)]);
+            return (key, popped[0]);
+        }, [], (session, result) =>
+        {
+            if (result is ValueTuple<byte[], (byte[], double)> t) WriteKeyMemberScore(session, t.Item1, t.Item2);
+            else session.Writer.WriteNullArray();
+        });
+    }
+
+    public static void BZMPop(RespServerSession s)
+    {
+        if (!TryTimeout(s, 1, out long deadline)) return;
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
+        if (numKeys > s.Argc - 4) { s.WriteError("ERR syntax error"); return; }
+        int at = 3 + (int)numKeys;
+        bool max;
+        if (s.ArgEquals(at, "MIN"u8)) max = false;
+        else if (s.ArgEquals(at, "MAX"u8)) max = true;
+        else { s.WriteError("ERR syntax error"); return; }
+        long count = 1;
+        if (at + 1 < s.Argc)
+        {
+            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return; }
+            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return; }
+        }
+        var keys = new byte[numKeys][];
+        for (int i = 0; i < numKeys; i++) keys[i] = s.Arg(3 + i).ToArray();
+        var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
+        foreach (var key in keys)
+        {
+            var popped = SortedSetCommands.TryPop(s, key, max, count, s.Database, out string? error);
+            if (error is not null) { s.WriteError(error); return; }
+            if (popped is not { Count: > 0 }) continue;
+            s.PropagateAs(verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture)));
+            WriteKeyAndElements(s, key, popped);
+            return;
+        }
+        s.PropagateNothing();
+        Block(s, keys, deadline, (session, key) =>
+        {
+            var popped = SortedSetCommands.TryPop(session, key, max, count, session.Database, out _);
+            if (popped is not { Count: > 0 }) return null;
+            session.Server.Aof?.Append(session.Database, session, [verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
+            return (key, popped);
+        }, [], (session, result) =>
+        {
+            if (result is (byte[] key, List<(byte[], double)> elements)) WriteKeyAndElements(session, key, elements);
+            else session.Writer.WriteNullArray();
+        });
+    }
+
+    private static void WriteKeyMemberScore(RespServerSession s, byte[] key, (byte[] Member, double Score) element)
+    {
+        s.Writer.WriteArrayHeader(3);
+        s.Writer.WriteBulkString(key);
+        s.Writer.WriteBulkString(element.Member);
+        SortedSetCommands.WriteScore(s, element.Score);
+    }
+
+    private static void WriteKeyAndElements(RespServerSession s, byte[] key, List<(byte[] Member, double Score)> elements)
+    {
+        s.Writer.WriteArrayHeader(2);
+        s.Writer.WriteBulkString(key);
+        s.Writer.WriteArrayHeader(elements.Count);
+        foreach (var (member, score) in elements)
+        {
+            s.Writer.WriteArrayHeader(2);
+            s.Writer.WriteBulkString(member);
+            SortedSetCommands.WriteScore(s, score);
+        }
     }
 
     private static void WriteKeyAndItem(RespServerSession s, byte[] key, byte[] item)

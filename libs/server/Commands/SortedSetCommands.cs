@@ -137,7 +137,7 @@ public static class SortedSetCommands
         return sb.ToString();
     }
 
-    private static void WriteScore(RespServerSession s, double score)
+    internal static void WriteScore(RespServerSession s, double score)
     {
         string text = FormatScore(score);
         if (s.Protocol >= 3)
@@ -564,7 +564,17 @@ public static class SortedSetCommands
     }
 
     /// <summary>Pops up to count elements from one end of key; null after writing an error.</summary>
-    private static List<(byte[] Member, double Score)>? Pop(RespServerSession s, ReadOnlySpan<byte> key, bool max, long count, out bool exists)
+    internal static List<(byte[] Member, double Score)>? Pop(RespServerSession s, ReadOnlySpan<byte> key, bool max, long count, out bool exists)
+    {
+        var popped = TryPop(s, key, max, count, s.Database, out string? error);
+        exists = popped is not null;
+        if (error is not null) { s.WriteError(error); return null; }
+        return popped ?? [];
+    }
+
+    /// <summary>Pops up to count elements from one end of key's sorted set in database db: null when the key holds no
+    /// sorted set; error is set (and nothing changed) for a key of another type.</summary>
+    internal static List<(byte[] Member, double Score)>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool max, long count, int db, out string? error)
     {
         var popped = new List<(byte[] Member, double Score)>();
         bool found = false;
@@ -580,10 +590,9 @@ public static class SortedSetCommands
             }
             return popped.Count > 0;
         });
-        exists = false;
-        if (!Run(s, key, op, write: true)) return null;
-        exists = found;
-        return popped;
+        s.Storage.UpdateObject(key, op, db);
+        error = op.Error;
+        return found && error is null ? popped : null;
     }
 
     public static void ZMPop(RespServerSession s)
