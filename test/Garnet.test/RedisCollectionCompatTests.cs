@@ -14,6 +14,7 @@ public class RedisCollectionCompatTests
     private const string SmallList = "1201021c1c00000005008178020c01dffb02817902f400286bee0000000009ff0a00bfa785a762e8babe";         // quicklist 2: x 12 -5 y 4000000000
     private const string BigHash = "04020167c0020166c3094064017676e057000176760a009482a6570d7eeeab";                                 // hashtable: f=v*100 (LZF) g=2
     private const string IntSet = "0b18040000000400000090eefeff0100000002000000030000000a00a8b63c622cbf2c9c";                           // intset: 1 2 3 -70000
+    private const string ZSetListpack = "112c2c0000000a00816302dffd02816102010181620283322e35048164028531652b32300681650283696e6604ff0a009824950d0b8525d4"; // c -3 a 1 b 2.5 d 1e20 e inf
     private const string QuickList = "1203020d0d0000000200816102816202ff020d0d0000000200816302816402ff020a0a0000000100816502ff0a00ec5236a76020a1db"; // 3 listpack nodes: a..e
 
     // A dump.rdb of redis-server 7.0.15 holding the same four keys (smallhash, smalllist, bighash, qlist).
@@ -63,5 +64,68 @@ public class RedisCollectionCompatTests
             CheckAll(c, "");
         }
         finally { try { Directory.Delete(dir, true); } catch { } }
+    }
+
+    /// <summary>A DUMP payload of body: RDB version 10 and the CRC64 Redis checks.</summary>
+    private static byte[] Payload(byte[] body)
+    {
+        var p = body.Concat(new byte[] { 10, 0 }).ToArray();
+        ulong crc = Garnet.server.Persistence.RdbEncoding.Crc64(0, p);
+        return p.Concat(BitConverter.GetBytes(crc)).ToArray();
+    }
+
+    /// <summary>A ziplist of short strings (Redis 6.2 and older write sorted sets as these).</summary>
+    private static byte[] Ziplist(params string[] items)
+    {
+        var entries = new List<byte>();
+        int prev = 0, tail = 10;
+        foreach (var item in items)
+        {
+            tail = 10 + entries.Count;
+            var e = new List<byte> { (byte)prev, (byte)item.Length };
+            e.AddRange(System.Text.Encoding.ASCII.GetBytes(item));
+            entries.AddRange(e);
+            prev = e.Count;
+        }
+        var z = new List<byte>();
+        z.AddRange(BitConverter.GetBytes(10 + entries.Count + 1));
+        z.AddRange(BitConverter.GetBytes(tail));
+        z.AddRange(BitConverter.GetBytes((short)items.Length));
+        z.AddRange(entries);
+        z.Add(0xFF);
+        return z.ToArray();
+    }
+
+    private static string[] ZRangeWithScores(RespClient c, string key) =>
+        c.Execute("ZRANGE", key, "0", "-1", "WITHSCORES").Elements!.Select(e => e.Text!).ToArray();
+
+    [Test]
+    public void SortedSetCompactPayloadsRestore()
+    {
+        using var server = new TestServer();
+        using var c = server.Client();
+        // Listpack (type 17), from redis-server 7.0.15: integer and text scores, 1e+20, inf.
+        Assert.That(c.Execute("RESTORE", "zl", "0", Convert.FromHexString(ZSetListpack)).Text, Is.EqualTo("OK"));
+        Assert.That(ZRangeWithScores(c, "zl"), Is.EqualTo(new[] { "c", "-3", "a", "1", "b", "2.5", "d", "1e+20", "e", "inf" }));
+        Assert.That(c.Execute("OBJECT", "ENCODING", "zl").Text, Is.EqualTo("listpack"));
+        // Ziplist (type 12): member, score text pairs.
+        var blob = Ziplist("x", "1.5", "y", "-2");
+        var body = new List<byte> { 12, (byte)blob.Length };
+        body.AddRange(blob);
+        Assert.That(c.Execute("RESTORE", "zz", "0", Payload(body.ToArray())).Text, Is.EqualTo("OK"));
+        Assert.That(ZRangeWithScores(c, "zz"), Is.EqualTo(new[] { "y", "-2", "x", "1.5" }));
+        // The old type 3: scores as text with a length byte (254 = +inf).
+        var old = new byte[] { 3, 2, 1, (byte)'m', 3, (byte)'2', (byte)'.', (byte)'5', 1, (byte)'n', 254 };
+        Assert.That(c.Execute("RESTORE", "z3", "0", Payload(old)).Text, Is.EqualTo("OK"));
+        Assert.That(ZRangeWithScores(c, "z3"), Is.EqualTo(new[] { "m", "2.5", "n", "inf" }));
+        // Malformed: a score that is not a number, a member without a score, NaN: refused, nothing created.
+        var badScore = Ziplist("x", "abc");
+        var bad1 = new List<byte> { 12, (byte)badScore.Length }; bad1.AddRange(badScore);
+        Assert.That(c.Execute("RESTORE", "bad1", "0", Payload(bad1.ToArray())).Text, Is.EqualTo("ERR Bad data format"));
+        var odd = Ziplist("x", "1", "y");
+        var bad2 = new List<byte> { 12, (byte)odd.Length }; bad2.AddRange(odd);
+        Assert.That(c.Execute("RESTORE", "bad2", "0", Payload(bad2.ToArray())).Text, Is.EqualTo("ERR Bad data format"));
+        Assert.That(c.Execute("RESTORE", "bad3", "0", Payload(new byte[] { 3, 1, 1, (byte)'m', 253 })).Text, Is.EqualTo("ERR Bad data format"));
+        Assert.That(c.Execute("EXISTS", "bad1", "bad2", "bad3").Integer, Is.EqualTo(0));
     }
 }

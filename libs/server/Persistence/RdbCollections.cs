@@ -10,7 +10,7 @@ namespace Garnet.server.Persistence;
 
 public static class RdbCollections
 {
-    public const byte TypeList = 1, TypeSet = 2, TypeHash = 4, TypeZSet2 = 5;
+    public const byte TypeList = 1, TypeSet = 2, TypeZSet = 3, TypeHash = 4, TypeZSet2 = 5;
 
     /// <summary>Writes type byte, key and value; spill is called between elements so a buffer can be drained.</summary>
     public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> key, CollectionObject value, Action? spill = null)
@@ -82,7 +82,10 @@ public static class RdbCollections
 
     /// <summary>Reads a collection value of the given RDB type (length, strings and 8-byte binary doubles through the
     /// reader's own functions).</summary>
-    public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad, Func<double>? takeDouble = null)
+    /// <summary>Reads a collection value of type. takeDouble reads a binary score (type 5); takeTextDouble a score of the
+    /// old type 3 (a length byte, then the digits; 253 NaN, 254 +inf, 255 -inf).</summary>
+    public static CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString, Func<string, Exception> bad,
+        Func<double>? takeDouble = null, Func<double>? takeTextDouble = null)
     {
         if (RdbCompact.Reads(type))
         {
@@ -117,16 +120,18 @@ public static class RdbCollections
                 return hash;
             }
             case TypeZSet2:
+            case TypeZSet:
             {
-                if (takeDouble is null) throw bad("sorted sets are not supported here");
+                var score = type == TypeZSet ? takeTextDouble : takeDouble;
+                if (score is null) throw bad("sorted sets are not supported here");
                 var zset = new SortedSetObject();
                 for (long i = 0; i < count; i++)
                 {
                     var member = takeString();
-                    double score = takeDouble();
-                    if (double.IsNaN(score)) throw bad("a sorted set score that is not a number");
+                    double value = score();
+                    if (double.IsNaN(value)) throw bad("a sorted set score that is not a number");
                     if (zset.Contains(member)) throw bad("a sorted set with a repeated member");
-                    zset.Set(member, score);
+                    zset.Set(member, value);
                 }
                 return zset;
             }

@@ -1,5 +1,5 @@
 // RdbCompact: reads the compact encodings Redis writes in RDB files and DUMP payloads: ziplist (Redis <= 6.2), listpack
-// (Redis 7), intset, and the quicklists made of them. Each decodes to the plain list of elements (integers as their
+// (Redis 7), intset, and the quicklists made of them, for lists, hashes, sets and sorted sets. Each decodes to the plain list of elements (integers as their
 // decimal text, as Redis returns them); the callers build collections from those.
 // Invariants: every length and offset is checked against the blob; malformed bytes throw InvalidDataException and
 // nothing is built from them.
@@ -18,7 +18,7 @@ public static class RdbCompact
 
     /// <summary>Compact types this server reads (sorted sets' come with that type).</summary>
     public static bool Reads(byte type) => type is TypeListZiplist or TypeHashZiplist or TypeListQuicklist or TypeHashListpack or TypeListQuicklist2
-        or TypeSetIntset or TypeSetListpack;
+        or TypeSetIntset or TypeSetListpack or TypeZSetZiplist or TypeZSetListpack;
 
     /// <summary>Reads a value of a compact type (see Reads) through the RDB reader's own string and length functions.</summary>
     public static Garnet.server.Objects.CollectionObject Read(byte type, Func<long> takeLength, Func<byte[]> takeString)
@@ -30,6 +30,8 @@ public static class RdbCompact
             case TypeHashListpack: return HashOf(Listpack(takeString()));
             case TypeSetIntset: return SetOf(Intset(takeString()));
             case TypeSetListpack: return SetOf(Listpack(takeString()));
+            case TypeZSetZiplist: return SortedSetOf(Ziplist(takeString()));
+            case TypeZSetListpack: return SortedSetOf(Listpack(takeString()));
             case TypeListQuicklist:
             {
                 long nodes = takeLength();
@@ -76,6 +78,20 @@ public static class RdbCompact
         for (int i = 0; i < items.Count; i += 2)
             if (!hash.Set(items[i], items[i + 1])) throw Bad("hash (a repeated field)");
         return NotEmpty(hash);
+    }
+
+    /// <summary>Member, score, member, score, ... (scores as Redis prints them: integers, %.17g, inf, -inf).</summary>
+    private static Garnet.server.Objects.CollectionObject SortedSetOf(List<byte[]> items)
+    {
+        if (items.Count % 2 != 0) throw Bad("sorted set (a member without a score)");
+        var zset = new Garnet.server.Objects.SortedSetObject();
+        for (int i = 0; i < items.Count; i += 2)
+        {
+            if (!Garnet.server.Storage.NumberParsing.TryParseDouble(items[i + 1], out double score)) throw Bad("sorted set score");
+            if (zset.Contains(items[i])) throw Bad("sorted set (a repeated member)");
+            zset.Set(items[i], score);
+        }
+        return NotEmpty(zset);
     }
 
     private static Garnet.server.Objects.CollectionObject NotEmpty(Garnet.server.Objects.CollectionObject c) =>

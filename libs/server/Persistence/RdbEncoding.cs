@@ -34,6 +34,16 @@ public static class RdbEncoding
         w.Write(v);
     }
 
+    /// <summary>A score of the old sorted set type 3: a length byte (253 NaN, 254 +inf, 255 -inf), then that many
+    /// digits read by takeDigits; InvalidDataException for digits that are not a number.</summary>
+    public static double ReadTextDouble(byte length, Func<int, byte[]> takeDigits) => length switch
+    {
+        253 => double.NaN,
+        254 => double.PositiveInfinity,
+        255 => double.NegativeInfinity,
+        _ => Garnet.server.Storage.NumberParsing.TryParseDouble(takeDigits(length), out double d) ? d : throw new InvalidDataException("a sorted set score that is not a number"),
+    };
+
     /// <summary>Reads a length; special = true for the 0xC0.. string encodings (then the result is the encoding). -1: not enough bytes or invalid.</summary>
     public static long ReadLength(ReadOnlySpan<byte> d, ref int at, out bool special)
     {

@@ -137,9 +137,15 @@ public sealed class RdbFileReader : IDisposable
                 case RdbCollections.TypeSet:
                 case RdbCollections.TypeHash:
                 case RdbCollections.TypeZSet2:
+                case RdbCollections.TypeZSet:
                 {
                     var key = TakeString();
-                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what), () => BinaryPrimitives.ReadDoubleLittleEndian(Take(8)));
+                    var collection = RdbCollections.Read(op, TakeLength, TakeString, what => Bad(what), () => BinaryPrimitives.ReadDoubleLittleEndian(Take(8)),
+                        () =>
+                        {
+                            try { return RdbEncoding.ReadTextDouble(Take(1)[0], n => Take(n).ToArray()); }
+                            catch (InvalidDataException ex) { throw Bad(ex.Message); }
+                        });
                     Keys++;
                     onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : collection));
                     expiration = 0;

@@ -51,7 +51,7 @@ public static class DumpFormat
         error = "ERR Bad data format";
         var body = payload[..^10];
         if (body.Length < 1) return null;
-        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash or RdbCollections.TypeZSet2 || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
+        if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash or RdbCollections.TypeZSet2 or RdbCollections.TypeZSet || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
         if (body[0] != TypeString) return null;
         int at = 1;
         var value = RdbEncoding.ReadString(body, ref at);
@@ -76,6 +76,18 @@ public static class DumpFormat
                     double d = BinaryPrimitives.ReadDoubleLittleEndian(bytes.AsSpan(at, 8));
                     at += 8;
                     return d;
+                },
+                () =>
+                {
+                    if (at >= bytes.Length) throw new InvalidDataException();
+                    byte length = bytes[at++];
+                    return RdbEncoding.ReadTextDouble(length, n =>
+                    {
+                        if (bytes.Length - at < n) throw new InvalidDataException();
+                        var digits = bytes.AsSpan(at, n).ToArray();
+                        at += n;
+                        return digits;
+                    });
                 });
             if (at != bytes.Length) return null;
             error = null;
