@@ -65,6 +65,9 @@ public sealed class RespServer : IDisposable
 
     /// <summary>Clients waiting in blocking commands (BLPOP, ...), per key.</summary>
     public Clients.BlockedClients Blocked { get; } = new();
+
+    /// <summary>Keys WATCHed by transactions (MULTI/EXEC).</summary>
+    public Transactions.WatchedKeys Watches { get; } = new();
     public CommandTable Commands { get; }
     /// <summary>The key-value store and its databases.</summary>
     public Storage.StoreHost Store { get; }

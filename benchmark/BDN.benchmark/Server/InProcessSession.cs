@@ -1,11 +1,8 @@
 // InProcessSession: a real RespServer and RespServerSession with no network traffic, for benchmarks.
 // The server is constructed but never started: its store (StoreHost, with its background expiry task) exists,
-// no listener is opened. The session's ClientConnection wraps the accepted end of a loopback socket pair made
-// once here; the socket never carries a byte (Process never touches it). Run() does what ClientConnection.RunAsync
+// no listener is opened. The session runs on a DetachedChannel (no socket). Run() does what ClientConnection.RunAsync
 // does with one receive: Process the input, then Output.Reset(releaseBuffer: true) where the loop would send,
 // again while Process answers FlushAndContinue.
-using System.Net;
-using System.Net.Sockets;
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.server;
@@ -16,31 +13,18 @@ namespace BDN.benchmark.Server;
 public sealed class InProcessSession : IDisposable
 {
     private readonly string _dir;
-    private readonly Socket _clientSide;
-    private readonly Socket _serverSide;
     private readonly InputBuffer _input = new();
 
     public InProcessSession(long memoryBytes = 64L << 20)
     {
         _dir = Directory.CreateTempSubdirectory("garnet-bdn-session-").FullName;
         Server = new RespServer(new ServerSettings { Dir = _dir, MemoryBytes = memoryBytes, Bind = ["127.0.0.1"], Port = 0 });
-
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        try
-        {
-            _clientSide = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            _clientSide.Connect(listener.LocalEndpoint);
-            _serverSide = listener.AcceptSocket();
-        }
-        finally { listener.Stop(); }
-
-        Connection = new ClientConnection(_serverSide, Server.Settings.Limits, logger: null);
+        Connection = new DetachedChannel();
         Session = new RespServerSession(Server, Connection);
     }
 
     public RespServer Server { get; }
-    public ClientConnection Connection { get; }
+    public DetachedChannel Connection { get; }
     public RespServerSession Session { get; }
 
     /// <summary>Runs every request in batch; returns the reply bytes that would have been sent.</summary>
@@ -82,8 +66,6 @@ public sealed class InProcessSession : IDisposable
     public void Dispose()
     {
         Session.OnClosed();
-        try { _clientSide.Dispose(); } catch { }
-        try { _serverSide.Dispose(); } catch { }
         Server.Dispose();
         try { Directory.Delete(_dir, true); } catch { }
     }

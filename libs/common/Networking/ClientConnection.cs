@@ -9,6 +9,9 @@
 //    LargeBuffers.PoolLimit are not pooled: they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the
 //    connection goes idle or closes, also when it closes in the middle of a large request. A rented buffer may be
 //    larger than asked for; only Capacity bytes of it (the query buffer limit + 1) are ever used.
+//  - Pushes (ISessionChannel.Push, from any thread) wait in a push buffer bounded by RespLimits.Push. The send gate is
+//    held by the receive loop from a batch's first request until its replies are sent, and by whoever drains pushes:
+//    so a push never lands inside a batch's replies, and a push to an idle connection is sent by the pushing thread.
 //  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
 //    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
 //    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
@@ -20,7 +23,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking;
 
-public sealed class ClientConnection
+public sealed class ClientConnection : ISessionChannel
 {
     public const int InitialReceiveSize = 4096;
     private const int Idle = 0, Busy = 1, Closed = 2;
@@ -33,6 +36,11 @@ public sealed class ClientConnection
     private int _state;
     private int _closeRequested;
     private long _bytesIn, _bytesOut;
+    private readonly SemaphoreSlim _sendGate = new(1, 1);
+    private readonly object _pushLock = new();
+    private byte[] _pushBuffer = Array.Empty<byte>();
+    private int _pushLength;
+    private long _pushOverSoftSinceMs;
 
     public ClientConnection(Socket socket, RespLimits limits, ILogger? logger)
     {
@@ -53,6 +61,7 @@ public sealed class ClientConnection
     public int QueryBufferLength => _in.Count;
     public int QueryBufferCapacity => _in.Data.Length;
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
+    public long PendingPushBytes => Volatile.Read(ref _pushLength);
 
     /// <summary>True when the peer has closed its side (checked without reading: readable with nothing to read), for a
     /// connection whose requests are not being read now (a client blocked in a command).</summary>
@@ -85,6 +94,7 @@ public sealed class ClientConnection
                 int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, Capacity - _in.End), SocketFlags.None).ConfigureAwait(false);
                 if (n <= 0) break;
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
+                await _sendGate.WaitAsync().ConfigureAwait(false);
                 _in.End += n;
                 Interlocked.Add(ref _bytesIn, n);
                 Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
@@ -108,6 +118,14 @@ public sealed class ClientConnection
                     if (result == ProcessResult.Close) { close = true; break; }
                     if (result == ProcessResult.NeedMoreData) break;
                 }
+                if (close) _sendGate.Release();
+                else if (Volatile.Read(ref _pushLength) != 0) await SendPushesAndReleaseAsync().ConfigureAwait(false);
+                else
+                {
+                    _sendGate.Release();
+                    // a push that found the gate taken after the check above
+                    if (Volatile.Read(ref _pushLength) != 0 && _sendGate.Wait(0)) await SendPushesAndReleaseAsync().ConfigureAwait(false);
+                }
                 if (close) break;
                 if (_in.Count == 0) ShrinkIdle();
                 if (Interlocked.CompareExchange(ref _state, Idle, Busy) != Busy || Volatile.Read(ref _closeRequested) != 0) break;
@@ -128,6 +146,7 @@ public sealed class ClientConnection
             LargeBuffers.Return(_in.Data);
             _in.Data = Array.Empty<byte>();
             _in.Start = _in.End = 0;
+            DropPushes();
             handler.OnClosed();
         }
     }
@@ -141,6 +160,75 @@ public sealed class ClientConnection
             Interlocked.Add(ref _bytesOut, sent);
             Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
             data = data.Slice(sent);
+        }
+    }
+
+    public bool Push(ReadOnlySpan<byte> message)
+    {
+        if (Volatile.Read(ref _state) == Closed || Volatile.Read(ref _closeRequested) != 0) return false;
+        bool overLimit;
+        lock (_pushLock)
+        {
+            int needed = _pushLength + message.Length;
+            if (needed > _pushBuffer.Length)
+            {
+                var nb = LargeBuffers.Rent(Math.Max(needed, Math.Max(256, _pushBuffer.Length * 2)));
+                _pushBuffer.AsSpan(0, _pushLength).CopyTo(nb);
+                LargeBuffers.Return(_pushBuffer);
+                _pushBuffer = nb;
+            }
+            message.CopyTo(_pushBuffer.AsSpan(_pushLength));
+            Volatile.Write(ref _pushLength, needed);
+            overLimit = _limits.Push.Exceeded(needed, ref _pushOverSoftSinceMs, Environment.TickCount64);
+        }
+        if (overLimit)
+        {
+            _logger?.LogWarning("Client {Remote} closed: {Bytes} bytes of pushed messages pending, over client-output-buffer-limit pubsub", RemoteEndPoint, PendingPushBytes);
+            Close(force: true);
+            return false;
+        }
+        if (_sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+        return true;
+    }
+
+    /// <summary>With the send gate held: sends pending pushes, releases the gate, and takes it again for pushes that came
+    /// in meanwhile (their pusher found the gate taken).</summary>
+    private async Task SendPushesAndReleaseAsync()
+    {
+        while (true)
+        {
+            try
+            {
+                while (true)
+                {
+                    byte[] chunk;
+                    int length;
+                    lock (_pushLock)
+                    {
+                        if (_pushLength == 0) break;
+                        chunk = _pushBuffer;
+                        length = _pushLength;
+                        _pushBuffer = Array.Empty<byte>();
+                        Volatile.Write(ref _pushLength, 0);
+                        _pushOverSoftSinceMs = 0;
+                    }
+                    try { await SendAsync(chunk.AsMemory(0, length)).ConfigureAwait(false); }
+                    finally { LargeBuffers.Return(chunk); }
+                }
+            }
+            catch (Exception ex) when (ex is SocketException or ObjectDisposedException) { Close(force: true); }
+            finally { _sendGate.Release(); }
+            if (Volatile.Read(ref _pushLength) == 0 || Volatile.Read(ref _state) == Closed || !_sendGate.Wait(0)) return;
+        }
+    }
+
+    private void DropPushes()
+    {
+        lock (_pushLock)
+        {
+            LargeBuffers.Return(_pushBuffer);
+            _pushBuffer = Array.Empty<byte>();
+            Volatile.Write(ref _pushLength, 0);
         }
     }
 

@@ -21,6 +21,9 @@ public sealed class RespLimits
     /// <summary>client-output-buffer-limit (normal class, hard): largest pending reply batch before the client is dropped; 0 = none.</summary>
     public long OutputBufferHardLimit { get; set; }
 
+    /// <summary>client-output-buffer-limit pubsub class: bounds for pushed bytes (pub/sub messages) not yet sent.</summary>
+    public Garnet.common.Networking.PushLimits Push { get; } = new();
+
     /// <summary>client-query-buffer-limit: most unprocessed request bytes one client may hold (1 GB by default).</summary>
     public long QueryBufferLimit { get; set; } = 1024L * 1024 * 1024;
 }

@@ -243,6 +243,12 @@ public static class BlockingCommands
     private static void Block(RespServerSession s, byte[][] keys, long deadlineMs, Func<RespServerSession, byte[], object?> attempt,
         byte[][] extraLocks, Action<RespServerSession, object?> reply)
     {
+        if (s.InExec)
+        {
+            // Inside EXEC a blocking command answers at once as its non-blocking form would: nothing to pop is a timeout.
+            reply(s, null);
+            return;
+        }
         var waiter = s.Server.Blocked.Register(s.Id, s.Database, keys);
         var work = BlockingWait.RunAsync(s, waiter, deadlineMs, attempt, extraLocks);
         s.ReplyWhenDone(work, (session, task) =>
@@ -314,7 +320,14 @@ internal static class BlockingWait
         var stripes = keys.Concat(extra).Select(k => KeyLocks.StripeOf(k)).Distinct().Order().ToArray();
         var locks = s.Server.Store.Locks;
         foreach (int stripe in stripes) locks.Enter(stripe, KeyLockMode.Exclusive);
-        try { return run(); }
+        try
+        {
+            var result = run();
+            // What a served waiter changed breaks WATCHes on those keys, while their locks are held (see WatchedKeys).
+            if (result is not null && s.Server.Watches.Any)
+                foreach (var key in keys.Concat(extra)) s.Server.Watches.Touch(s.Database, key);
+            return result;
+        }
         finally { foreach (int stripe in stripes) locks.Exit(stripe, KeyLockMode.Exclusive); }
     }
 }

@@ -86,6 +86,9 @@ public sealed class CommandDefinition
     /// <summary>A multi-step command (e.g. a check then a write): its keys are locked exclusively while it runs. Writes that
     /// name more than one key are locked exclusively anyway; see Session/CommandKeyLocks.</summary>
     public bool LocksKeysExclusively { get; init; }
+
+    /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
+    public bool RunsInMulti { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];
     internal CommandLookup? SubcommandLookup { get; set; }
 

@@ -8,6 +8,7 @@
 using System.Text;
 using static Garnet.server.Commands.CommandFlags;
 using A = Garnet.server.Commands.AclCategories;
+using Garnet.server.Transactions;
 
 namespace Garnet.server.Commands;
 
@@ -46,7 +47,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, LocksKeysExclusively = d.LocksKeysExclusively,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -73,8 +74,14 @@ public sealed class CommandTable
         yield return new() { Name = "hello", Arity = -1, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection, Group = "connection", Since = "6.0.0", Summary = "Handshakes with the Redis server.", Handler = ConnectionCommands.Hello };
         yield return new() { Name = "auth", Arity = -2, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection, Group = "connection", Summary = "Authenticates the connection.", Complexity = "O(N) where N is the number of passwords defined for the user", Handler = ConnectionCommands.Auth };
         yield return new() { Name = "select", Arity = 2, Flags = Loading | Stale | Fast, Acl = A.Connection, Group = "connection", Summary = "Changes the selected database.", Handler = ConnectionCommands.Select };
-        yield return new() { Name = "quit", Arity = -1, Flags = AllowBusy | NoScript | Loading | Stale | Fast | NoAuth, Acl = A.Connection, Group = "connection", Summary = "Closes the connection.", Handler = ConnectionCommands.Quit };
-        yield return new() { Name = "reset", Arity = 1, Flags = NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, Acl = A.Connection, Group = "connection", Since = "6.2.0", Summary = "Resets the connection.", Handler = ConnectionCommands.Reset };
+        yield return new() { Name = "quit", Arity = -1, Flags = AllowBusy | NoScript | Loading | Stale | Fast | NoAuth, Acl = A.Connection, Group = "connection", Summary = "Closes the connection.", RunsInMulti = true, Handler = ConnectionCommands.Quit };
+        yield return new() { Name = "reset", Arity = 1, Flags = NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, Acl = A.Connection, Group = "connection", Since = "6.2.0", Summary = "Resets the connection.", RunsInMulti = true, Handler = ConnectionCommands.Reset };
+        // transactions (Transactions/TransactionCommands)
+        yield return new() { Name = "multi", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "1.2.0", Summary = "Starts a transaction.", RunsInMulti = true, Handler = TransactionCommands.Multi };
+        yield return new() { Name = "exec", Arity = 1, Flags = NoScript | Loading | Stale | SkipSlowlog, Acl = A.Transaction, Group = "transactions", Since = "1.2.0", Summary = "Executes all commands in a transaction.", Complexity = "Depends on commands in the transaction", RunsInMulti = true, Handler = TransactionCommands.Exec };
+        yield return new() { Name = "discard", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.0.0", Summary = "Discards a transaction.", Complexity = "O(N), when N is the number of queued commands", RunsInMulti = true, Handler = TransactionCommands.Discard };
+        yield return new() { Name = "watch", Arity = -2, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Keys = new KeyRange(1, -1, 1), KeySpecFlags = ["RO"], Group = "transactions", Since = "2.2.0", Summary = "Monitors changes to keys to determine the execution of a transaction.", Complexity = "O(1) for every key.", RunsInMulti = true, Handler = TransactionCommands.Watch };
+        yield return new() { Name = "unwatch", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.2.0", Summary = "Forgets about watched keys of a transaction.", Handler = TransactionCommands.Unwatch };
         yield return new()
         {
             Name = "client", Arity = -2, Acl = A.Slow, Group = "connection", Since = "2.4.0", Summary = "A container for client connection commands.", Complexity = "Depends on subcommand.",
@@ -282,7 +289,7 @@ public sealed class CommandTable
         yield return new() { Name = "save", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading | NoMulti, Group = "server", Summary = "Synchronously saves the database(s) to disk.", Complexity = "O(N) where N is the total number of keys in all databases", Handler = PersistenceCommands.Save };
         yield return new() { Name = "bgsave", Arity = -1, Flags = Admin | NoScript | NoAsyncLoading, Group = "server", Summary = "Asynchronously saves the database(s) to disk.", Complexity = "O(1)", Handler = PersistenceCommands.BgSave };
         yield return new() { Name = "bgrewriteaof", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading, Group = "server", Summary = "Asynchronously rewrites the append-only file to disk.", Complexity = "O(1)", Handler = PersistenceCommands.BgRewriteAof };
-        yield return new() { Name = "compact", Arity = 1, Flags = Admin | NoScript, Group = "server", Since = "0.1.0", Summary = "Compacts the oldest on-disk part of the log now (this server's extension; it also runs every --compaction-interval seconds).", Complexity = "O(N) where N is the number of records in the compacted segments", Handler = PersistenceCommands.Compact };
+        yield return new() { Name = "compact", Arity = 1, Flags = Admin | NoScript | NoMulti, Group = "server", Since = "0.1.0", Summary = "Compacts the oldest on-disk part of the log now (this server's extension; it also runs every --compaction-interval seconds).", Complexity = "O(N) where N is the number of records in the compacted segments", Handler = PersistenceCommands.Compact };
         yield return new() { Name = "lastsave", Arity = 1, Flags = Loading | Stale | Fast, Acl = A.Admin | A.Dangerous, Group = "server", Summary = "Returns the Unix timestamp of the last successful save to disk.", Tips = ["nondeterministic_output"], Handler = PersistenceCommands.LastSave };
         yield return new() { Name = "shutdown", Arity = -1, Flags = Admin | NoScript | Loading | Stale | NoMulti | Sentinel | AllowBusy, Group = "server", Summary = "Synchronously saves the database(s) to disk and shuts down the Redis server.", Complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", Handler = ServerCommands.Shutdown };
         yield return new()

@@ -148,6 +148,7 @@ public static class ConnectionCommands
 
     public static void Reset(RespServerSession s)
     {
+        s.ResetTransaction();
         s.Database = 0;
         s.Protocol = 2;
         s.Name = null;

@@ -12,7 +12,7 @@ public static class KeyCommands
 {
     private const string NotInteger = StringFunctions.NotInteger;
 
-    private static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1, bool touch = false)
+    internal static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1, bool touch = false)
     {
         var input = new StringInput { Op = StringOp.Exists, Flags = touch ? StringFunctions.TouchFlag : (byte)0 };
         return s.Storage.Read(key, ref input, db).IsFound();
@@ -162,6 +162,7 @@ public static class KeyCommands
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(2), value, expiration, db);
+        if (db != s.Database) s.Server.Watches.Touch(db, s.Arg(2)); // the table's keys are the current database's
         s.Writer.WriteInteger(1);
     }
 
@@ -174,6 +175,7 @@ public static class KeyCommands
         if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(1), value, expiration, (int)d);
         s.Storage.Delete(s.Arg(1));
+        s.Server.Watches.Touch((int)d, s.Arg(1));
         s.Writer.WriteInteger(1);
     }
 
@@ -194,6 +196,8 @@ public static class KeyCommands
             else if (!StringCommands.Ascii(s.Arg(1), "ASYNC")) { s.WriteError("ERR syntax error"); return; }
         }
         var host = s.Server.Store;
+        // As Redis: the watches of keys that exist in an emptied database break (watched keys that do not exist stay).
+        BreakWatchesOfExistingKeys(s, db => all || db == s.Database, db => db);
         if (all)
         {
             host.FlushAll();
@@ -203,7 +207,8 @@ public static class KeyCommands
         }
         else host.FlushDb(s.Database);
         // SYNC: the reply waits until the old keys are deleted, off this connection's thread (and after the key locks are released).
-        if (sync) s.ReplyWhenDone(host.PurgeCompletion, static (s, _) => s.Writer.WriteOk());
+        // Inside EXEC (which holds every key lock) the reply cannot wait for the purge: it answers as ASYNC does.
+        if (sync && !s.InExec) s.ReplyWhenDone(host.PurgeCompletion, static (s, _) => s.Writer.WriteOk());
         else s.Writer.WriteOk();
     }
 
@@ -212,8 +217,20 @@ public static class KeyCommands
         if (!NumberParsing.TryParseInt64(s.Arg(1), out long a)) { s.WriteError("ERR invalid first DB index"); return; }
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long b)) { s.WriteError("ERR invalid second DB index"); return; }
         if (a < 0 || a >= s.Settings.Databases || b < 0 || b >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
+        // As Redis: a watched key of either database breaks when it exists on either side of the swap.
+        BreakWatchesOfExistingKeys(s, db => db == a || db == b, db => db == a ? (int)b : (int)a);
         s.Server.Store.SwapDb((int)a, (int)b);
         s.Writer.WriteOk();
+    }
+
+    /// <summary>Breaks the watches of watched keys in the databases dbs that exist there or in other(db).</summary>
+    private static void BreakWatchesOfExistingKeys(RespServerSession s, Func<int, bool> dbs, Func<int, int> other)
+    {
+        foreach (var (db, key, watchers) in s.Server.Watches.WatchedIn(dbs))
+        {
+            if (!Exists(s, key, db) && !Exists(s, key, other(db))) continue;
+            foreach (var t in watchers) t.WatchBroken = true;
+        }
     }
 
     // ---- iteration ----

@@ -106,6 +106,50 @@ public sealed class AofLog : IDisposable
         return lsn;
     }
 
+    /// <summary>The running command of s as the AOF would log it (rewrite null: as sent).</summary>
+    public static byte[][] Materialize(Session.RespServerSession s, ArgRef[]? rewrite)
+    {
+        if (rewrite is null)
+        {
+            var args = new byte[s.Argc][];
+            for (int i = 0; i < args.Length; i++) args[i] = s.Arg(i).ToArray();
+            return args;
+        }
+        var r = new byte[rewrite.Length][];
+        for (int i = 0; i < r.Length; i++) r[i] = rewrite[i].Bytes ?? s.Arg(rewrite[i].Index).ToArray();
+        return r;
+    }
+
+    /// <summary>Appends the writes of one transaction between MULTI and EXEC, in one append: they land in one block, which a
+    /// replay applies whole or (torn by a crash) not at all. Returns the Lsn of its end.</summary>
+    public long AppendTransaction(List<(int Db, byte[][] Args)> commands)
+    {
+        long lsn;
+        lock (_appendLock)
+        {
+            long before = _current.WrittenCount;
+            if (before == 0) _currentStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+            WriteArrayHeader(_current, 1);
+            WriteBulk(_current, "MULTI"u8);
+            foreach (var (db, args) in commands)
+            {
+                if (db != _lastDb)
+                {
+                    WriteSelect(_current, db);
+                    _lastDb = db;
+                }
+                WriteArrayHeader(_current, args.Length);
+                foreach (var a in args) WriteBulk(_current, a);
+            }
+            WriteArrayHeader(_current, 1);
+            WriteBulk(_current, "EXEC"u8);
+            _appendLsn += _current.WrittenCount - before;
+            lsn = _appendLsn;
+        }
+        if (Volatile.Read(ref _sleeping) == 1) _wake.Set();
+        return lsn;
+    }
+
     private int _sleeping;
 
     /// <summary>Completes when everything up to lsn is durable (policy always) or written (other policies).</summary>

@@ -70,8 +70,7 @@ public static class AofReplay
             throw new PersistenceException($"Cannot start: {dir} has no checkpoint, and its oldest append-only file is {Path.GetFileName(files[0].path)}, " +
                 "so the writes before it are missing. Restore the checkpoint or the missing files, or start with --ignore-unreadable-data to replay what is there.");
         var clock = server.Store.Clock;
-        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp); // never connected
-        var session = new RespServerSession(server, new ClientConnection(socket, server.Settings.Limits, null)) { Authenticated = true };
+        var session = new RespServerSession(server, new DetachedChannel()) { Authenticated = true };
         long commands = 0;
         var input = new InputBuffer();
         try

@@ -59,6 +59,31 @@ internal sealed class CommandKeyLocks
         return true;
     }
 
+    /// <summary>The stripes held after AcquireExclusive (for KeyLocks.Hold).</summary>
+    public ulong[] HeldBits => _bits;
+
+    /// <summary>Takes the stripes of keys exclusively, in ascending order, each once (EXEC: every key of its commands).</summary>
+    public void AcquireExclusive(IEnumerable<byte[]> keys)
+    {
+        _mode = KeyLockMode.Exclusive;
+        foreach (var key in keys)
+        {
+            int stripe = KeyLocks.StripeOf(key);
+            _bits[stripe >> 6] |= 1UL << stripe;
+        }
+        _multi = true;
+        for (int w = 0; w < _bits.Length; w++)
+        {
+            ulong word = _bits[w];
+            while (word != 0)
+            {
+                int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
+                word &= word - 1;
+                _locks.Enter(stripe, _mode);
+            }
+        }
+    }
+
     public void Release()
     {
         if (_single >= 0)

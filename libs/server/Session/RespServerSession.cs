@@ -4,12 +4,17 @@
 //    properties (CLIENT LIST, INFO) racily, which is fine for figures, and call Kill().
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
 //    valid only while the current command runs: handlers copy what they keep.
-//  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity,
-//    authentication. Then the command's keys are locked (CommandKeyLocks) until its handler returns.
+//  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
+//    authentication, refused writes, not-in-MULTI (Admit). In MULTI, an admitted command is queued; otherwise its keys
+//    are locked (CommandKeyLocks) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before
+//    the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
+//    (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.common.Resp;
 using Garnet.server.Commands;
+using Garnet.server.Persistence;
+using Garnet.server.Transactions;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
@@ -20,13 +25,13 @@ public sealed class RespServerSession : IRequestHandler
     public const int FlushThreshold = 64 * 1024;
 
     private readonly RespRequestParser _parser;
-    private readonly ClientConnection _connection;
+    private readonly ISessionChannel _connection;
     private byte[] _input = Array.Empty<byte>();
     private int _inputStart;
     private bool _closeAfterReply;
     private volatile bool _killed;
 
-    public RespServerSession(RespServer server, ClientConnection connection)
+    public RespServerSession(RespServer server, ISessionChannel connection)
     {
         Server = server;
         _connection = connection;
@@ -41,7 +46,7 @@ public sealed class RespServerSession : IRequestHandler
     public RespWriter Writer { get; } = new();
     public RespWriter Output => Writer;
     public long MinBytesHint => _parser.MinBytesHint;
-    public ClientConnection Connection => _connection;
+    public ISessionChannel Connection => _connection;
 
     // ---- client state (CLIENT LIST fields) ----
     public long Id { get; }
@@ -83,11 +88,14 @@ public sealed class RespServerSession : IRequestHandler
     }
 
     // ---- arguments of the running command ----
+    private byte[][]? _argv; // a queued command's arguments while EXEC runs it (null: the parser's)
+
     /// <summary>Number of arguments including the command name.</summary>
-    public int Argc => _parser.ArgCount;
+    public int Argc => _argv?.Length ?? _parser.ArgCount;
 
     public ReadOnlySpan<byte> Arg(int index)
     {
+        if (_argv is not null) return _argv[index];
         if (_parser.ArgsInScratch) return _parser.GetArg(index, default);
         var s = _parser.GetSlice(index);
         return new ReadOnlySpan<byte>(_input, _inputStart + s.Offset, s.Length);
@@ -98,6 +106,13 @@ public sealed class RespServerSession : IRequestHandler
     /// <summary>Where argument index lies (array, offset, length), for inputs that outlive a span (pending store ops).</summary>
     public void ArgLocation(int index, out byte[] data, out int offset, out int length)
     {
+        if (_argv is not null)
+        {
+            data = _argv[index];
+            offset = 0;
+            length = data.Length;
+            return;
+        }
         if (_parser.ArgsInScratch)
         {
             data = Arg(index).ToArray();
@@ -260,6 +275,24 @@ public sealed class RespServerSession : IRequestHandler
 
     private void Execute()
     {
+        var cmd = Resolve();
+        if (cmd is null || !Admit(cmd))
+        {
+            _transaction?.FlagQueueingError(); // as Redis: a command refused while queueing fails the EXEC
+            return;
+        }
+        if (_transaction is { InMulti: true } && !cmd.RunsInMulti)
+        {
+            TransactionCommands.Queue(this, cmd);
+            return;
+        }
+        RunLocked(cmd);
+    }
+
+    /// <summary>The command named by the request (its subcommand where it has them), with the right number of arguments;
+    /// null after writing Redis's error.</summary>
+    private CommandDefinition? Resolve()
+    {
         var name = Arg(0);
         var cmd = Server.Commands.Find(name);
         if (cmd is null)
@@ -271,10 +304,10 @@ public sealed class RespServerSession : IRequestHandler
                     Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning(
                         "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. Connection aborted.");
                 _closeAfterReply = true;
-                return;
+                return null;
             }
             WriteUnknownCommand();
-            return;
+            return null;
         }
         if (cmd.HasSubcommands && Argc >= 2)
         {
@@ -282,7 +315,7 @@ public sealed class RespServerSession : IRequestHandler
             if (sub is null)
             {
                 WriteError($"ERR unknown subcommand '{Truncate(ArgString(1), 128)}'. Try {cmd.Name.ToUpperInvariant()} HELP.");
-                return;
+                return null;
             }
             cmd = sub;
         }
@@ -290,23 +323,36 @@ public sealed class RespServerSession : IRequestHandler
         if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
         {
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
-            return;
+            return null;
         }
+        return cmd;
+    }
+
+    /// <summary>Whether this client may run cmd now (authentication, refused writes, MULTI); false after writing why not.</summary>
+    private bool Admit(CommandDefinition cmd)
+    {
         if (!_authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0 && Settings.PasswordRequired)
         {
             WriteError("NOAUTH Authentication required.");
-            return;
+            return false;
+        }
+        if (_transaction is { InMulti: true } && (cmd.Flags & CommandFlags.NoMulti) != 0)
+        {
+            WriteError("ERR Command not allowed inside a transaction");
+            return false;
         }
         if ((cmd.Flags & CommandFlags.Write) != 0 && WritesRefusedBecause() is { } refusal)
         {
             // As Redis: while data cannot be persisted, writes are refused (reads go on); they resume by themselves once it can.
             WriteError(refusal);
-            return;
+            return false;
         }
-        _commands++;
-        _storage?.BeginCommand();
-        int mark = Writer.Length;
-        long errorsBefore = _errors;
+        return true;
+    }
+
+    /// <summary>Runs cmd with its keys locked (a keyless write locks every key), then wakes clients blocked on its keys.</summary>
+    private void RunLocked(CommandDefinition cmd)
+    {
         bool locked = false, lockedAll = false;
         try
         {
@@ -317,15 +363,43 @@ public sealed class RespServerSession : IRequestHandler
                 Server.Store.Locks.EnterAll();
                 lockedAll = true;
             }
+            RunHandler(cmd);
+        }
+        finally
+        {
+            if (locked) _keyLocks!.Release();
+            if (lockedAll) Server.Store.Locks.ExitAll();
+        }
+        // Clients blocked on a key this write touched try again (the first in line for each key).
+        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.Keys.HasKeys) SignalBlocked(cmd);
+    }
+
+    /// <summary>
+    /// Runs cmd's handler with its locks held by the caller. A write that succeeded is logged to the AOF (or to the
+    /// running transaction's batch) and breaks the WATCHes of its keys, before the caller releases the locks.
+    /// </summary>
+    internal void RunHandler(CommandDefinition cmd)
+    {
+        _commands++;
+        _storage?.BeginCommand();
+        int mark = Writer.Length;
+        long errorsBefore = _errors;
+        try
+        {
             _propagateAs = null;
             _propagateNothing = false;
-            cmd.Handler(this);
+            cmd.Handler!(this);
             if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
             {
                 _writes++;
                 // Logged while the command's keys are still locked (writes exclusively when the AOF is on): the AOF has each
                 // key's writes in the order they ran.
-                if (Server.Aof is { } aof && !_propagateNothing) _aofLsn = aof.Append(Database, this, _propagateAs);
+                if (Server.Aof is { } aof && !_propagateNothing)
+                {
+                    if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
+                    else _aofLsn = aof.Append(Database, this, _propagateAs);
+                }
+                if (!_propagateNothing && cmd.Keys.HasKeys && Server.Watches.Any) TouchKeys(cmd);
             }
         }
         catch (Garnet.storage.Log.LogDeviceException)
@@ -341,13 +415,57 @@ public sealed class RespServerSession : IRequestHandler
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
-        finally
+    }
+
+    private void TouchKeys(CommandDefinition cmd)
+    {
+        var keys = cmd.Keys;
+        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
+        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Watches.Touch(Database, Arg(i));
+    }
+
+    // ---- transactions (MULTI/EXEC/WATCH: Transactions/TransactionCommands) ----
+    private Transactions.TransactionState? _transaction;
+    private List<(int Db, byte[][] Args)>? _transactionLog;
+
+    /// <summary>This client's MULTI/WATCH state (made on first use).</summary>
+    internal Transactions.TransactionState Transaction => _transaction ??= new Transactions.TransactionState(Server.Watches);
+
+    /// <summary>RESET: leaves MULTI and forgets the watches.</summary>
+    public void ResetTransaction() => _transaction?.Discard();
+
+    /// <summary>True while EXEC runs queued commands: blocking commands answer at once as their non-blocking forms.</summary>
+    public bool InExec { get; private set; }
+
+    /// <summary>For EXEC: runs one queued command (its locks are held by EXEC) with its own arguments in place of the request's.</summary>
+    internal void RunQueued(CommandDefinition cmd, byte[][] args)
+    {
+        var saved = _argv;
+        _argv = args;
+        try
         {
-            if (locked) _keyLocks!.Release();
-            if (lockedAll) Server.Store.Locks.ExitAll();
+            LastCommand = cmd.FullName;
+            RunHandler(cmd);
+            if (_deferredWork is not null) FinishDeferredBlocking(); // inside EXEC the reply takes its place in the array
         }
-        // Clients blocked on a key this write touched try again (the first in line for each key).
-        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.Keys.HasKeys) SignalBlocked(cmd);
+        finally { _argv = saved; }
+    }
+
+    /// <summary>For EXEC: collects the AOF records of the commands run until EndExec, which appends them as one batch.</summary>
+    internal CommandKeyLocks KeyLocksOfExec => _keyLocks ??= new CommandKeyLocks(Server.Store.Locks);
+
+    internal void BeginExec()
+    {
+        InExec = true;
+        if (Server.Aof is not null) _transactionLog = new List<(int, byte[][])>();
+    }
+
+    internal void EndExec()
+    {
+        InExec = false;
+        var log = _transactionLog;
+        _transactionLog = null;
+        if (log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
     }
 
     private void SignalBlocked(CommandDefinition cmd)
@@ -384,6 +502,7 @@ public sealed class RespServerSession : IRequestHandler
 
     public void OnClosed()
     {
+        _transaction?.Discard();
         Server.Clients.Remove(this);
         Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();

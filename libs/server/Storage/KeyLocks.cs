@@ -12,6 +12,8 @@
 //    except its own pending disk operations: no deadlock. EnterAll takes them one at a time, in order, for that reason.
 //  - An exclusive taker first marks the stripe Pending; no new holder enters then, so a stream of others cannot starve it.
 //  - Waiters spin briefly, then sleep (a holder may be waiting for the disk).
+//  - A thread that runs several commands under stripes it took once (EXEC) declares them with Hold: while held, its own
+//    Enter/Exit of those stripes, and EnterAll/ExitAll over them, do nothing, so it never waits on itself.
 namespace Garnet.server.Storage;
 
 public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
@@ -43,8 +45,30 @@ public sealed class KeyLocks
         return (int)h & (StripeCount - 1);
     }
 
+    [ThreadStatic] private static KeyLocks? t_holder;   // the KeyLocks this thread holds stripes of (Hold)
+    [ThreadStatic] private static ulong[]? t_heldBits;  // which ones (null: every stripe)
+
+    private bool HeldByThisThread(int stripe) =>
+        t_holder == this && (t_heldBits is null || (t_heldBits[stripe >> 6] & (1UL << stripe)) != 0);
+
+    /// <summary>Declares that this thread holds the stripes in bits exclusively (null: every stripe, after EnterAll) until
+    /// the returned scope is disposed; see the header.</summary>
+    public HeldScope Hold(ulong[]? bits)
+    {
+        if (t_holder is not null) throw new InvalidOperationException("this thread already holds key locks");
+        t_holder = this;
+        t_heldBits = bits;
+        return new HeldScope();
+    }
+
+    public readonly struct HeldScope : IDisposable
+    {
+        public void Dispose() { t_holder = null; t_heldBits = null; }
+    }
+
     public void Enter(int stripe, KeyLockMode mode)
     {
+        if (t_holder is not null && HeldByThisThread(stripe)) return;
         if (mode == KeyLockMode.Exclusive) { EnterExclusive(stripe); return; }
         long unit = Unit(mode), conflicts = mode switch
         {
@@ -66,6 +90,7 @@ public sealed class KeyLocks
 
     public void Exit(int stripe, KeyLockMode mode)
     {
+        if (t_holder is not null && HeldByThisThread(stripe)) return;
         if (mode == KeyLockMode.Exclusive) Volatile.Write(ref _words[stripe], 0);
         else Interlocked.Add(ref _words[stripe], -Unit(mode));
     }
@@ -95,11 +120,13 @@ public sealed class KeyLocks
     /// <summary>Holds every stripe exclusively: no keyed command runs until ExitAll.</summary>
     public void EnterAll()
     {
-        for (int i = 0; i < StripeCount; i++) EnterExclusive(i);
+        bool holds = t_holder == this;
+        for (int i = 0; i < StripeCount; i++) if (!holds || !HeldByThisThread(i)) EnterExclusive(i);
     }
 
     public void ExitAll()
     {
-        for (int i = StripeCount - 1; i >= 0; i--) Volatile.Write(ref _words[i], 0);
+        bool holds = t_holder == this;
+        for (int i = StripeCount - 1; i >= 0; i--) if (!holds || !HeldByThisThread(i)) Volatile.Write(ref _words[i], 0);
     }
 }

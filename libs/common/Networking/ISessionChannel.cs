@@ -1,0 +1,83 @@
+// ISessionChannel: what a protocol session needs from the connection under it: who the peer is, byte counters, a push
+// of bytes from any thread (pub/sub messages, invalidations), and close. ClientConnection is the TCP one; DetachedChannel
+// runs a session with no socket (AOF replay, scripts, in-process benchmarks).
+// Invariants: Push may be called from any thread at any time, also after close (then it does nothing and returns false);
+// pushed messages go out whole, in push order, never inside a reply batch of the session's own receive loop.
+using System.Net;
+
+namespace Garnet.common.Networking;
+
+public interface ISessionChannel
+{
+    IPEndPoint? RemoteEndPoint { get; }
+    IPEndPoint? LocalEndPoint { get; }
+    /// <summary>The socket's handle (CLIENT LIST fd=); -1 without a socket.</summary>
+    long Handle { get; }
+    long BytesIn { get; }
+    long BytesOut { get; }
+    int QueryBufferLength { get; }
+    int QueryBufferCapacity { get; }
+    bool IsClosed { get; }
+    /// <summary>True when the peer has gone (checked without reading).</summary>
+    bool PeerHasClosed { get; }
+    /// <summary>Last time bytes moved in either direction (Environment.TickCount64).</summary>
+    long LastActivityMs { get; }
+    /// <summary>Pushed bytes not yet handed to the socket (CLIENT LIST omem).</summary>
+    long PendingPushBytes { get; }
+
+    /// <summary>Queues message to be sent as soon as no reply batch is being sent; false when the channel is closed, or
+    /// closes now because the pending pushes passed the push limits (see PushLimits).</summary>
+    bool Push(ReadOnlySpan<byte> message);
+
+    /// <summary>Closes from any thread; graceful lets a running batch finish first.</summary>
+    void Close(bool force = false);
+}
+
+/// <summary>
+/// Bounds for pushed bytes not yet sent, as Redis's client-output-buffer-limit pubsub class: past Hard, or past Soft for
+/// SoftSeconds without a break, the client is disconnected and its pending pushes dropped. 0 = no limit.
+/// </summary>
+public sealed class PushLimits
+{
+    public long Hard { get; set; } = 32L * 1024 * 1024;
+    public long Soft { get; set; } = 8L * 1024 * 1024;
+    public int SoftSeconds { get; set; } = 60;
+
+    /// <summary>Whether pending bytes break the limits, given since when they have been over Soft (0: not over before;
+    /// updated).</summary>
+    public bool Exceeded(long pending, ref long overSoftSinceMs, long nowMs)
+    {
+        if (Hard > 0 && pending > Hard) return true;
+        if (Soft <= 0 || pending <= Soft) { overSoftSinceMs = 0; return false; }
+        if (overSoftSinceMs == 0) { overSoftSinceMs = nowMs; return SoftSeconds == 0; }
+        return nowMs - overSoftSinceMs >= SoftSeconds * 1000L;
+    }
+}
+
+/// <summary>A channel with no socket: the session's replies are read by its owner from the session's writer; pushes go to
+/// onPush (or nowhere).</summary>
+public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null) : ISessionChannel
+{
+    private volatile bool _closed;
+
+    public IPEndPoint? RemoteEndPoint => null;
+    public IPEndPoint? LocalEndPoint => null;
+    public long Handle => -1;
+    public long BytesIn => 0;
+    public long BytesOut => 0;
+    public int QueryBufferLength => 0;
+    public int QueryBufferCapacity => 0;
+    public bool IsClosed => _closed;
+    public bool PeerHasClosed => _closed;
+    public long LastActivityMs { get; } = Environment.TickCount64;
+    public long PendingPushBytes => 0;
+
+    public bool Push(ReadOnlySpan<byte> message)
+    {
+        if (_closed) return false;
+        onPush?.Invoke(message.ToArray());
+        return true;
+    }
+
+    public void Close(bool force = false) => _closed = true;
+}

@@ -1,0 +1,131 @@
+// TransactionCommands: MULTI, EXEC, DISCARD, WATCH, UNWATCH with Redis 7.2's rules.
+// - Inside MULTI every other command is checked (lookup, arity, auth, not-in-MULTI) and queued (+QUEUED); a refused one
+//   makes EXEC answer EXECABORT. Runtime errors inside EXEC are replies in its array and roll nothing back.
+// - EXEC takes the exclusive locks of every key of every queued command at once (every key, when one of them is a keyless
+//   write such as FLUSHALL), so no other client sees part of it; then checks its WATCHes (a changed key, or one that
+//   existed at WATCH and has expired since) and runs the commands in order. Their writes go to the AOF as one
+//   MULTI ... EXEC batch (RespServerSession.BeginExec/EndExec). The commands' own lock calls are no-ops meanwhile
+//   (KeyLocks.Hold), so nothing waits on EXEC's own locks.
+// - Blocking commands inside EXEC answer at once as their non-blocking forms would (RespServerSession.InExec).
+using Garnet.server.Commands;
+using Garnet.server.Session;
+
+namespace Garnet.server.Transactions;
+
+public static class TransactionCommands
+{
+    public static void Multi(RespServerSession s)
+    {
+        var t = s.Transaction;
+        if (t.InMulti) { s.WriteError("ERR MULTI calls can not be nested"); return; }
+        t.Begin();
+        s.Writer.WriteOk();
+    }
+
+    public static void Discard(RespServerSession s)
+    {
+        var t = s.Transaction;
+        if (!t.InMulti) { s.WriteError("ERR DISCARD without MULTI"); return; }
+        t.Discard();
+        s.Writer.WriteOk();
+    }
+
+    public static void Watch(RespServerSession s)
+    {
+        var t = s.Transaction;
+        if (t.InMulti) { s.WriteError("ERR WATCH inside MULTI is not allowed"); return; }
+        for (int i = 1; i < s.Argc; i++) t.Watch(s.Database, s.Arg(i), KeyCommands.Exists(s, s.Arg(i)));
+        s.Writer.WriteOk();
+    }
+
+    public static void Unwatch(RespServerSession s)
+    {
+        s.Transaction.Unwatch();
+        s.Writer.WriteOk();
+    }
+
+    /// <summary>Queues the request (already checked) for EXEC.</summary>
+    internal static void Queue(RespServerSession s, CommandDefinition cmd)
+    {
+        var t = s.Transaction;
+        var args = new byte[s.Argc][];
+        long bytes = 0;
+        for (int i = 0; i < args.Length; i++) { args[i] = s.Arg(i).ToArray(); bytes += args[i].Length + 16; }
+        if (t.QueuedBytes + bytes > s.Settings.Limits.QueryBufferLimit)
+        {
+            s.WriteError("ERR transaction queue is over client-query-buffer-limit");
+            t.FlagQueueingError();
+            return;
+        }
+        t.Enqueue(cmd, args, bytes);
+        s.Writer.WriteSimpleString("QUEUED"u8);
+    }
+
+    public static void Exec(RespServerSession s)
+    {
+        var t = s.Transaction;
+        if (!t.InMulti) { s.WriteError("ERR EXEC without MULTI"); return; }
+        if (t.QueueingFailed)
+        {
+            t.Discard();
+            s.WriteError("EXECABORT Transaction discarded because of previous errors.");
+            return;
+        }
+        var queued = t.Commands.ToArray();
+        // A keyless write (FLUSHALL, SWAPDB) or admin command (CONFIG SET appendonly, ...) may take every key lock itself:
+        // then EXEC holds them all.
+        bool everyKey = queued.Any(q => !q.Command.Keys.HasKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0);
+        var locks = s.KeyLocksOfExec;
+        if (everyKey) s.Server.Store.Locks.EnterAll();
+        else locks.AcquireExclusive(queued.SelectMany(q => KeysOf(q.Command, q.Args)).Concat(t.WatchedKeys.Select(w => w.Key)));
+        var written = new List<(int Db, byte[] Key)>();
+        var held = s.Server.Store.Locks.Hold(everyKey ? null : locks.HeldBits);
+        try
+        {
+            if (t.WatchBroken || WatchedKeyExpired(s, t))
+            {
+                t.Discard();
+                s.Writer.WriteNullArray();
+                return;
+            }
+            t.Discard(); // unwatches before running, as Redis: the transaction's own writes need not break anything
+            s.Writer.WriteArrayHeader(queued.Length);
+            s.BeginExec();
+            try
+            {
+                foreach (var q in queued)
+                {
+                    s.RunQueued(q.Command, q.Args);
+                    if ((q.Command.Flags & CommandFlags.Write) != 0)
+                        foreach (var key in KeysOf(q.Command, q.Args)) written.Add((s.Database, key));
+                }
+            }
+            finally { s.EndExec(); }
+        }
+        finally
+        {
+            held.Dispose();
+            if (everyKey) s.Server.Store.Locks.ExitAll();
+            else locks.Release();
+        }
+        if (s.Server.Blocked.Count > 0) foreach (var (db, key) in written) s.Server.Blocked.Signal(db, key);
+    }
+
+    /// <summary>A watched key that existed at WATCH and is gone now without a write touching it has expired: Redis fails
+    /// the EXEC for that too.</summary>
+    private static bool WatchedKeyExpired(RespServerSession s, TransactionState t)
+    {
+        foreach (var w in t.WatchedKeys)
+            if (w.Existed && !KeyCommands.Exists(s, w.Key, w.Db)) return true;
+        return false;
+    }
+
+    /// <summary>The key arguments of a queued command (as the command table names them).</summary>
+    internal static IEnumerable<byte[]> KeysOf(CommandDefinition cmd, byte[][] args)
+    {
+        var keys = cmd.Keys;
+        if (!keys.HasKeys) yield break;
+        int last = keys.Last < 0 ? args.Length + keys.Last : Math.Min(keys.Last, args.Length - 1);
+        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) yield return args[i];
+    }
+}
