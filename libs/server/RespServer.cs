@@ -30,6 +30,7 @@ public sealed class RespServer : IDisposable
         LoggerFactory = loggerFactory ?? NullLoggerFactory.Instance;
         _logger = LoggerFactory.CreateLogger("Garnet.Server");
         Clients = new ClientRegistry();
+        Tracking = new Tracking.KeyTracking(this);
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
@@ -68,6 +69,9 @@ public sealed class RespServer : IDisposable
 
     /// <summary>Keys WATCHed by transactions (MULTI/EXEC).</summary>
     public Transactions.WatchedKeys Watches { get; } = new();
+
+    /// <summary>Client-side caching: who may cache which keys (CLIENT TRACKING).</summary>
+    public Tracking.KeyTracking Tracking { get; }
     public CommandTable Commands { get; }
     /// <summary>The key-value store and its databases.</summary>
     public Storage.StoreHost Store { get; }

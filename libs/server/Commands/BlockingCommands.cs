@@ -324,8 +324,8 @@ internal static class BlockingWait
         {
             var result = run();
             // What a served waiter changed breaks WATCHes on those keys, while their locks are held (see WatchedKeys).
-            if (result is not null && s.Server.Watches.Any)
-                foreach (var key in keys.Concat(extra)) s.Server.Watches.Touch(s.Database, key);
+            if (result is not null && (s.Server.Watches.Any || s.Server.Tracking.Active))
+                foreach (var key in keys.Concat(extra)) s.KeyChanged(s.Database, key);
             return result;
         }
         finally { foreach (int stripe in stripes) locks.Exit(stripe, KeyLockMode.Exclusive); }

@@ -116,9 +116,9 @@ public static class ClientCommands
           .Append(" name=").Append(c.Name ?? "")
           .Append(" age=").Append((now - c.CreatedMs) / 1000)
           .Append(" idle=").Append((now - c.LastInteractionMs) / 1000)
-          .Append(" flags=N")
+          .Append(" flags=").Append(Flags(c))
           .Append(" db=").Append(c.Database)
-          .Append(" sub=0 psub=0 ssub=0 multi=-1")
+          .Append(" sub=0 psub=0 ssub=0 multi=").Append(c.TransactionIfAny is { InMulti: true } tx ? tx.Commands.Count : -1)
           .Append(" qbuf=").Append(qbuf)
           .Append(" qbuf-free=").Append(Math.Max(0, conn.QueryBufferCapacity - qbuf))
           .Append(" argv-mem=0 multi-mem=0")
@@ -129,12 +129,31 @@ public static class ClientCommands
           .Append(" events=r")
           .Append(" cmd=").Append(c.LastCommand)
           .Append(" user=").Append(c.User)
-          .Append(" redir=-1")
+          .Append(" redir=").Append(c.TrackingIfAny is { On: true } tr ? tr.Redirect : -1)
           .Append(" resp=").Append(c.Protocol)
           .Append(" lib-name=").Append(c.LibName ?? "")
           .Append(" lib-ver=").Append(c.LibVersion ?? "")
           .Append('\n');
         return sb.ToString();
+    }
+
+    /// <summary>CLIENT LIST flags=, as Redis's letters: x in MULTI, d a watched key changed, t tracking, B broadcast tracking,
+    /// R broken tracking redirection; N for none.</summary>
+    private static string Flags(RespServerSession c)
+    {
+        var f = new StringBuilder(4);
+        if (c.TransactionIfAny is { } tx)
+        {
+            if (tx.InMulti) f.Append('x');
+            if (tx.WatchBroken) f.Append('d');
+        }
+        if (c.TrackingIfAny is { On: true } tr)
+        {
+            f.Append('t');
+            if (tr.Broadcast) f.Append('B');
+            if (tr.BrokenRedirect) f.Append('R');
+        }
+        return f.Length == 0 ? "N" : f.ToString();
     }
 
     internal static string FormatEndPoint(IPEndPoint? ep)

@@ -22,6 +22,7 @@ public static class KeyCommands
     {
         long n = 0;
         for (int i = 1; i < s.Argc; i++) if (s.Storage.Delete(s.Arg(i))) n++;
+        if (n == 0) s.PropagateNothing(); // nothing changed: not logged, breaks no WATCH, invalidates no cache
         s.Writer.WriteInteger(n);
     }
 
@@ -162,7 +163,7 @@ public static class KeyCommands
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(2), value, expiration, db);
-        if (db != s.Database) s.Server.Watches.Touch(db, s.Arg(2)); // the table's keys are the current database's
+        if (db != s.Database) s.KeyChanged(db, s.Arg(2)); // the table's keys are the current database's
         s.Writer.WriteInteger(1);
     }
 
@@ -175,7 +176,7 @@ public static class KeyCommands
         if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(1), value, expiration, (int)d);
         s.Storage.Delete(s.Arg(1));
-        s.Server.Watches.Touch((int)d, s.Arg(1));
+        s.KeyChanged((int)d, s.Arg(1));
         s.Writer.WriteInteger(1);
     }
 
@@ -198,6 +199,7 @@ public static class KeyCommands
         var host = s.Server.Store;
         // As Redis: the watches of keys that exist in an emptied database break (watched keys that do not exist stay).
         BreakWatchesOfExistingKeys(s, db => all || db == s.Database, db => db);
+        if (s.Server.Tracking.Active) s.Server.Tracking.InvalidateAll();
         if (all)
         {
             host.FlushAll();

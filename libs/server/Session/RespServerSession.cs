@@ -287,6 +287,8 @@ public sealed class RespServerSession : IRequestHandler
             return;
         }
         RunLocked(cmd);
+        // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
+        if (_tracking is { CachingGiven: true } && _transaction is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _tracking.CachingGiven = false;
     }
 
     /// <summary>The command named by the request (its subcommand where it has them), with the right number of arguments;
@@ -399,8 +401,10 @@ public sealed class RespServerSession : IRequestHandler
                     if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
                     else _aofLsn = aof.Append(Database, this, _propagateAs);
                 }
-                if (!_propagateNothing && cmd.Keys.HasKeys && Server.Watches.Any) TouchKeys(cmd);
+                if (!_propagateNothing && cmd.Keys.HasKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
             }
+            else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.Keys.HasKeys && _errors == errorsBefore)
+                RememberReads(cmd);
         }
         catch (Garnet.storage.Log.LogDeviceException)
         {
@@ -417,12 +421,40 @@ public sealed class RespServerSession : IRequestHandler
         }
     }
 
-    private void TouchKeys(CommandDefinition cmd)
+    /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
+    private void KeysChanged(CommandDefinition cmd)
     {
         var keys = cmd.Keys;
         int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
-        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Watches.Touch(Database, Arg(i));
+        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) KeyChanged(Database, Arg(i));
     }
+
+    /// <summary>key of db was changed by this client (called under the key's lock).</summary>
+    public void KeyChanged(int db, ReadOnlySpan<byte> key)
+    {
+        Server.Watches.Touch(db, key);
+        if (Server.Tracking.Active) Server.Tracking.Invalidate(this, key);
+    }
+
+    private void RememberReads(CommandDefinition cmd)
+    {
+        var keys = cmd.Keys;
+        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
+        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Tracking.Remember(this, Arg(i));
+    }
+
+    // ---- client-side caching (CLIENT TRACKING: Tracking/) ----
+    private Tracking.TrackingState? _tracking;
+
+    /// <summary>This client's tracking settings (made on first use).</summary>
+    public Tracking.TrackingState Tracking => _tracking ??= new Tracking.TrackingState();
+
+    /// <summary>The tracking settings, or null when this client never used CLIENT TRACKING.</summary>
+    public Tracking.TrackingState? TrackingIfAny => _tracking;
+
+    /// <summary>True when this client is in Pub/Sub mode (subscribed to a channel or pattern): a RESP2 invalidation
+    /// redirected to it goes out as a message on __redis__:invalidate.</summary>
+    public bool IsSubscriber => false; // wired to the Pub/Sub subscriptions once they exist
 
     // ---- transactions (MULTI/EXEC/WATCH: Transactions/TransactionCommands) ----
     private Transactions.TransactionState? _transaction;
@@ -430,6 +462,9 @@ public sealed class RespServerSession : IRequestHandler
 
     /// <summary>This client's MULTI/WATCH state (made on first use).</summary>
     internal Transactions.TransactionState Transaction => _transaction ??= new Transactions.TransactionState(Server.Watches);
+
+    /// <summary>The MULTI/WATCH state, or null when this client never used them.</summary>
+    public Transactions.TransactionState? TransactionIfAny => _transaction;
 
     /// <summary>RESET: leaves MULTI and forgets the watches.</summary>
     public void ResetTransaction() => _transaction?.Discard();
@@ -503,6 +538,7 @@ public sealed class RespServerSession : IRequestHandler
     public void OnClosed()
     {
         _transaction?.Discard();
+        if (_tracking is { On: true }) Server.Tracking.Disable(this, _tracking);
         Server.Clients.Remove(this);
         Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();
