@@ -10,7 +10,7 @@ using System.Numerics;
 
 namespace Garnet.server.Commands;
 
-internal static class FixedFormat
+public static class FixedFormat
 {
     public static string Printf(double value, int decimals)
     {

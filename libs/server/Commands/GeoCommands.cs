@@ -424,7 +424,7 @@ public static class GeoCommands
     /// <summary>Redis's pqsort: Bentley and McIlroy's three-way quicksort that only recurses into the parts overlapping
     /// [left, right], so that positions left..right hold what a full sort would put there. Not stable: which of several
     /// equal-distance members come first follows this exact sequence of swaps, as in Redis.</summary>
-    internal static void PartialSort<T>(T[] a, int lo, int n, Comparison<T> cmp, int left, int right)
+    public static void PartialSort<T>(T[] a, int lo, int n, Comparison<T> cmp, int left, int right)
     {
         while (true)
         {
