@@ -1,7 +1,7 @@
 // GEO commands: through StackExchange.Redis over RESP2 and RESP3, and through raw RESP where the reply's bytes matter
 // (coordinates as bulk strings or RESP3 doubles, distances with 4 decimals, nulls); Redis 7.2's error texts and the
 // order in which they win; STORE / STOREDIST; geo keys as ordinary sorted sets; persistence through the AOF; and the
-// algorithm pieces (GeoHash, FixedFormat, the partial sort) on their own. RedisGeoCompatTests compares the same
+// algorithm pieces (GeoHash, FixedFormat, the partial quicksort) on their own. RedisGeoCompatTests compares the same
 // commands with a real redis-server.
 using Garnet.Options;
 using Garnet.server.Commands;
@@ -389,7 +389,7 @@ public class GeoCommandTests : ServerFixture
             var items = Enumerable.Range(0, n).Select(_ => rnd.Next(0, round % 2 == 0 ? 5 : 1000)).ToArray();
             var expected = items.Order().Take(k).ToArray();
             var copy = (int[])items.Clone();
-            GeoCommands.PartialSort(copy, 0, n, (a, b) => a.CompareTo(b), 0, k - 1);
+            PartialQuickSort.Sort(copy, (a, b) => a.CompareTo(b), k);
             Assert.That(copy.Take(k), Is.EqualTo(expected));
             Assert.That(copy.Order(), Is.EqualTo(items.Order()), "a permutation");
         }

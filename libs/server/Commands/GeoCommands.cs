@@ -5,7 +5,7 @@
 // Replies and errors follow Redis 7.2, including the order in which errors win (WRONGTYPE first, then the arguments
 // in order, a missing member as soon as FROMMEMBER or BYMEMBER names it). Coordinates print as Redis's LD_STR_HUMAN
 // (bulk strings in RESP2, doubles in RESP3), distances with 4 decimals; results are ordered as Redis orders them (a
-// stable sort by distance, or with COUNT below the number found, Redis's partial quicksort: PartialSort).
+// stable sort by distance, or with COUNT below the number found, Redis's partial quicksort: PartialQuickSort).
 using System.Text;
 using Garnet.server.Objects;
 using Garnet.server.Session;
@@ -254,7 +254,7 @@ public static class GeoCommands
         {
             Comparison<Point> compare = r.Sort == Order.Asc ? (a, b) => a.Dist.CompareTo(b.Dist) : (a, b) => b.Dist.CompareTo(a.Dist);
             if (returned == found.Length) StableSort(found, compare);
-            else PartialSort(found, 0, found.Length, Compare3(compare), 0, returned - 1);
+            else PartialQuickSort.Sort(found, Compare3(compare), returned);
         }
         double conversion = r.Shape.Conversion;
         if (r.StoreKey >= 0)
@@ -420,80 +420,4 @@ public static class GeoCommands
 
     /// <summary>The comparison as -1, 0 or 1.</summary>
     private static Comparison<Point> Compare3(Comparison<Point> compare) => (a, b) => Math.Sign(compare(a, b));
-
-    /// <summary>Redis's pqsort: Bentley and McIlroy's three-way quicksort that only recurses into the parts overlapping
-    /// [left, right], so that positions left..right hold what a full sort would put there. Not stable: which of several
-    /// equal-distance members come first follows this exact sequence of swaps, as in Redis.</summary>
-    public static void PartialSort<T>(T[] a, int lo, int n, Comparison<T> cmp, int left, int right)
-    {
-        while (true)
-        {
-            if (n < 7)
-            {
-                for (int m = lo + 1; m < lo + n; m++)
-                    for (int l = m; l > lo && cmp(a[l - 1], a[l]) > 0; l--) (a[l], a[l - 1]) = (a[l - 1], a[l]);
-                return;
-            }
-            int pm = lo + n / 2;
-            if (n > 7)
-            {
-                int pl = lo, pn = lo + n - 1;
-                if (n > 40)
-                {
-                    int d = n / 8;
-                    pl = Median3(a, pl, pl + d, pl + 2 * d, cmp);
-                    pm = Median3(a, pm - d, pm, pm + d, cmp);
-                    pn = Median3(a, pn - 2 * d, pn - d, pn, cmp);
-                }
-                pm = Median3(a, pl, pm, pn, cmp);
-            }
-            (a[lo], a[pm]) = (a[pm], a[lo]);
-            int pa = lo + 1, pb = lo + 1, pc = lo + n - 1, pd = lo + n - 1;
-            while (true)
-            {
-                int c;
-                while (pb <= pc && (c = cmp(a[pb], a[lo])) <= 0)
-                {
-                    if (c == 0) { (a[pa], a[pb]) = (a[pb], a[pa]); pa++; }
-                    pb++;
-                }
-                while (pb <= pc && (c = cmp(a[pc], a[lo])) >= 0)
-                {
-                    if (c == 0) { (a[pc], a[pd]) = (a[pd], a[pc]); pd--; }
-                    pc--;
-                }
-                if (pb > pc) break;
-                (a[pb], a[pc]) = (a[pc], a[pb]);
-                pb++;
-                pc--;
-            }
-            int end = lo + n;
-            int r = Math.Min(pa - lo, pb - pa);
-            SwapRuns(a, lo, pb - r, r);
-            r = Math.Min(pd - pc, end - pd - 1);
-            SwapRuns(a, pb, end - r, r);
-            if ((r = pb - pa) > 1 && Overlaps(lo, r, left, right)) PartialSort(a, lo, r, cmp, left, right);
-            if ((r = pd - pc) > 1)
-            {
-                lo = end - r;
-                n = r;
-                if (Overlaps(lo, n, left, right)) continue;
-            }
-            return;
-        }
-    }
-
-    /// <summary>False only when [left, right] lies wholly before or wholly after the run [start, start + length).</summary>
-    private static bool Overlaps(int start, int length, int left, int right) =>
-        !((left < start && right < start) || (left >= start + length && right >= start + length));
-
-    private static void SwapRuns<T>(T[] a, int i, int j, int count)
-    {
-        for (int k = 0; k < count; k++) (a[i + k], a[j + k]) = (a[j + k], a[i + k]);
-    }
-
-    private static int Median3<T>(T[] a, int i, int j, int k, Comparison<T> cmp) =>
-        cmp(a[i], a[j]) < 0
-            ? (cmp(a[j], a[k]) < 0 ? j : (cmp(a[i], a[k]) < 0 ? k : i))
-            : (cmp(a[j], a[k]) > 0 ? j : (cmp(a[i], a[k]) < 0 ? i : k));
 }
