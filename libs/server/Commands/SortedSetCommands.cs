@@ -231,6 +231,16 @@ public static class SortedSetCommands
             if (!TryParseScore(s.Arg(at + 2 * j), out scores[j])) { s.WriteError(NotFloat); return; }
             members[j] = s.Arg(at + 2 * j + 1).ToArray();
         }
+        AddScored(s, flags, scores, members);
+    }
+
+    /// <summary>GEOADD's ZADD: adds or updates members with their scores (already parsed), with NX, XX and CH.</summary>
+    internal static void AddScored(RespServerSession s, bool nx, bool xx, bool ch, double[] scores, byte[][] members) =>
+        AddScored(s, (nx ? AddFlags.Nx : 0) | (xx ? AddFlags.Xx : 0) | (ch ? AddFlags.Ch : 0), scores, members);
+
+    private static void AddScored(RespServerSession s, AddFlags flags, double[] scores, byte[][] members)
+    {
+        int pairs = scores.Length;
         bool nx = flags.HasFlag(AddFlags.Nx), xx = flags.HasFlag(AddFlags.Xx), gt = flags.HasFlag(AddFlags.Gt), lt = flags.HasFlag(AddFlags.Lt);
         bool incr = flags.HasFlag(AddFlags.Incr);
         long added = 0, updated = 0, processed = 0;
@@ -486,7 +496,7 @@ public static class SortedSetCommands
 
     /// <summary>Stores sorted (ordered, distinct) elements at dest, replacing its value, or deletes dest when there are
     /// none; replies with the count (the store commands).</summary>
-    private static void Store(RespServerSession s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted)
+    internal static void Store(RespServerSession s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted)
     {
         if (sorted.Count == 0) s.Storage.Delete(dest);
         else s.Storage.UpsertObject(dest, SortedSetObject.FromSorted(sorted));

@@ -230,6 +230,15 @@ public sealed class SortedSetObject : CollectionObject
         throw new ArgumentOutOfRangeException(nameof(index));
     }
 
+    /// <summary>The first element whose score is at least min (null when there is none), in O(log n) expected.</summary>
+    internal Node? FirstAtLeast(double min)
+    {
+        var x = _head;
+        for (int i = _level - 1; i >= 0; i--)
+            while (x.Levels[i].Forward is { } f && f.Score < min) x = f;
+        return x.Levels[0].Forward;
+    }
+
     /// <summary>How many elements, from the first, satisfy inPrefix (which must hold for a prefix of the order).</summary>
     internal long CountPrefix<T>(T inPrefix) where T : IPrefix
     {
