@@ -280,5 +280,10 @@ public static class ClientCommands
         "SETINFO <option> <value>", "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.", "    * LIB-VER: the client lib version.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]", "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO", "    Report tracking status for the current connection.",
+        "CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
     ]);
 }
