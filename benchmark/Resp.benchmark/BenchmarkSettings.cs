@@ -81,7 +81,7 @@ public sealed class BenchmarkSettings
             var names = o.OpWorkload.Split(',', StringSplitOptions.TrimEntries);
             ops = new OpType[names.Length];
             for (int i = 0; i < names.Length; i++)
-                if (!OpTypes.TryParse(names[i], out ops[i])) throw Bad("--op-workload", o.OpWorkload, "a comma list of " + OpTypes.Names);
+                if (!OpTypes.TryParse(names[i], out ops[i]) || ops[i] == OpType.TXN) throw Bad("--op-workload", o.OpWorkload, "a comma list of " + OpTypes.Names + " (TXN: offline mode only)");
             if (ops.Distinct().Count() != ops.Length) throw Bad("--op-workload", o.OpWorkload, "a list without repeats");
             if (o.OpPercent is null)
             {

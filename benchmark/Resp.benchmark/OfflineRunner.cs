@@ -52,7 +52,8 @@ public static class OfflineRunner
             for (int t = 0; t < threads; t++) clients[t] = ClientFactory.Connect(s, inFlightBytes);
             bool limited = s.TotalOps > 0;
             long remaining = limited ? s.TotalOps : long.MaxValue;
-            long window = (long)(s.Itp - 1) * s.BatchSize;
+            int perOp = OpTypes.CommandsPerOp(s.Op);
+            long window = (long)(s.Itp - 1) * s.BatchSize * perOp;
             int stop = 0;
             var senderAllocated = new long[threads];
             var readerAllocated = new long[threads];
@@ -86,7 +87,7 @@ public static class OfflineRunner
                                 count = OpsQuota.Claim(ref remaining, count, out last);
                                 if (count == 0) break;
                             }
-                            client.Send(batch.Prefix(count), count);
+                            client.Send(batch.Prefix(count), count * perOp);
                             client.WaitForReplies(client.Sent - window);
                             if (last) break;
                         }
@@ -116,7 +117,7 @@ public static class OfflineRunner
             var failure = failures.FirstOrDefault(f => f is not null);
             if (failure is not null) throw new IOException($"a benchmark connection failed: {failure.Message}", failure);
             return new OfflineRunResult(threads,
-                clients.Sum(c => c.Replies), seconds,
+                clients.Sum(c => c.Replies) / perOp, seconds,
                 clients.Sum(c => c.ErrorReplies), clients.Sum(c => c.NullReplies),
                 clients.Select(c => c.FirstError).FirstOrDefault(e => e is not null),
                 senderAllocated.Sum(), readerAllocated.Sum());

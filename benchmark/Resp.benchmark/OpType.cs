@@ -1,12 +1,14 @@
 // OpType: the operations Resp.benchmark can send, and for each the command that loads its key space.
 // Invariants: names are the Redis command names (upper case); parsing is case-insensitive. An op's loader is the
 // command that gives its keys the type the op needs (strings, integers, HyperLogLogs, sorted sets, lists,
-// hashes); None means the op needs no data.
+// hashes); None means the op needs no data. TXN is one op of four commands (MULTI SET INCR EXEC).
 namespace Resp.benchmark;
 
 public enum OpType : byte
 {
     GET, SET, MGET, MSET, INCR, PING, SETEX, DEL, PFADD, ZADD, ZREM, LPUSH, LPOP, HSET, HGET,
+    /// <summary>A transaction: MULTI, SET key 1, INCR key, EXEC (four commands and replies per op; offline mode only).</summary>
+    TXN,
 }
 
 public enum LoaderType : byte
@@ -34,6 +36,9 @@ public static class OpTypes
         Enum.TryParse(text.Trim(), ignoreCase: true, out op) && Enum.IsDefined(op) && !int.TryParse(text, out _);
 
     public static string Names => string.Join(", ", All);
+
+    /// <summary>Commands (and replies) one op sends.</summary>
+    public static int CommandsPerOp(OpType op) => op == OpType.TXN ? 4 : 1;
 
     public static LoaderType Loader(OpType op) => op switch
     {

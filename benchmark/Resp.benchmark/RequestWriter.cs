@@ -44,6 +44,12 @@ public sealed class RequestWriter(KeySpace keys, int mkeys, int ttl)
             case OpType.GET: w.WriteCommand("GET"u8, key); break;
             case OpType.SET: w.WriteCommand("SET"u8, key, value); break;
             case OpType.INCR: w.WriteCommand("INCR"u8, key); break;
+            case OpType.TXN:
+                w.WriteCommand("MULTI"u8);
+                w.WriteCommand("SET"u8, key, "1"u8);
+                w.WriteCommand("INCR"u8, key);
+                w.WriteCommand("EXEC"u8);
+                break;
             case OpType.DEL: w.WriteCommand("DEL"u8, key); break;
             case OpType.LPUSH: w.WriteCommand("LPUSH"u8, key, value); break;
             case OpType.LPOP: w.WriteCommand("LPOP"u8, key); break;
