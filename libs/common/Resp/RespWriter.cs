@@ -6,6 +6,8 @@
 //  - Growth doubles while the buffer is small; past LargeBuffers.PoolLimit it grows to exactly what is needed the first
 //    time, then by at least a quarter, so one 512 MB bulk string takes 512 MB, not 1 GB. A bulk string reserves its header, bytes and CRLF at once.
 //  - Protocol decides how aggregate and null types are encoded (RESP2 fallbacks for RESP3 types).
+//  - With a Limit, the buffer never grows past it: the write that would throws ReplyLimitException (the session then
+//    drops the client, as Redis's client-output-buffer-limit), so a huge reply takes at most the limit.
 using System.Buffers.Text;
 using System.Text;
 using Garnet.common.Util;
@@ -24,6 +26,9 @@ public sealed class RespWriter : IDisposable
     public int Protocol { get; set; } = 2;
 
     public int Length => _length;
+
+    /// <summary>Most bytes the buffer may grow to (0: no limit); see the header.</summary>
+    public long Limit { get; set; }
     public ReadOnlyMemory<byte> Written => _buffer.AsMemory(0, _length);
     public ReadOnlySpan<byte> WrittenSpan => _buffer.AsSpan(0, _length);
 
@@ -56,6 +61,7 @@ public sealed class RespWriter : IDisposable
     private void Grow(int size)
     {
         long needed = (long)_length + size;
+        if (Limit > 0 && needed > Limit) throw new ReplyLimitException(needed, Limit);
         if (needed > Array.MaxLength) throw new InvalidOperationException("reply too large");
         long newSize = Math.Max(InitialSize, _buffer.Length);
         while (newSize < needed) newSize *= 2;
@@ -231,3 +237,7 @@ public sealed class RespWriter : IDisposable
         return n;
     }
 }
+
+/// <summary>A reply would grow the writer past its Limit (client-output-buffer-limit).</summary>
+public sealed class ReplyLimitException(long needed, long limit)
+    : Exception($"a reply of {needed} bytes or more is over client-output-buffer-limit ({limit} bytes)");

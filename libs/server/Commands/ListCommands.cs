@@ -73,15 +73,22 @@ public static class ListCommands
     public static void LRange(RespServerSession s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
-        var items = new List<byte[]>();
+        // Written while the list is read (under its record's shared lock): a huge range takes the reply's bytes, not a
+        // copy of its items first, and stops at the output limit (RespWriter.Limit).
+        int mark = s.Writer.Length;
+        bool found = false;
         var op = ListOp(l =>
         {
-            items.Clear();
-            if (Normalize(l.Count, ref start, ref stop)) for (long i = start; i <= stop; i++) items.Add(l[i]);
+            s.Writer.Truncate(mark); // an operation may run again (after going to disk)
+            found = true;
+            long from = start, to = stop;
+            if (!Normalize(l.Count, ref from, ref to)) { s.Writer.WriteArrayHeader(0); return false; }
+            s.Writer.WriteArrayHeader((int)(to - from + 1));
+            for (long i = from; i <= to; i++) s.Writer.WriteBulkString(l[i]);
             return false;
         });
         if (!Run(s, s.Arg(1), op, write: false)) return;
-        WriteItems(s, items);
+        if (!found) s.Writer.WriteArrayHeader(0);
     }
 
     public static void LIndex(RespServerSession s)

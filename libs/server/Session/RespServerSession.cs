@@ -384,6 +384,7 @@ public sealed class RespServerSession : IRequestHandler
     {
         _commands++;
         _storage?.BeginCommand();
+        Writer.Limit = Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
         try
@@ -405,6 +406,13 @@ public sealed class RespServerSession : IRequestHandler
             }
             else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.Keys.HasKeys && _errors == errorsBefore)
                 RememberReads(cmd);
+        }
+        catch (ReplyLimitException ex)
+        {
+            // As Redis's client-output-buffer-limit: the client is dropped; the reply never took more than the limit.
+            Writer.Truncate(mark);
+            _closeAfterReply = true;
+            Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning("Client {Id} closed while running {Command}: {Reason}", Id, cmd.FullName, ex.Message);
         }
         catch (Garnet.storage.Log.LogDeviceException)
         {
