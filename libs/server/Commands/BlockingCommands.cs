@@ -35,7 +35,7 @@ public static class BlockingCommands
         {
             var popped = ListCommands.TryPop(session, key, head, 1, session.Database, out _);
             if (popped is null) return null;
-            session.Server.Aof?.Append(session.Database, session, [ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key)]);
+            session.AppendToAof([ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key)]);
             return (key, popped[0]);
         }, [], (session, result) =>
         {
@@ -72,7 +72,7 @@ public static class BlockingCommands
         {
             var item = TryMove(session, source, destination, fromHead, toHead, out string? e);
             if (item is null || e is not null) return null;
-            session.Server.Aof?.Append(session.Database, session, propagate);
+            session.AppendToAof(propagate);
             session.Server.Blocked.Signal(session.Database, destination);
             return item;
         }, [destination], (session, result) =>
@@ -120,7 +120,7 @@ public static class BlockingCommands
         {
             var popped = ListCommands.TryPop(session, key, head, count, session.Database, out _);
             if (popped is null) return null;
-            session.Server.Aof?.Append(session.Database, session, [ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
+            session.AppendToAof([ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
             return (key, popped);
         }, [], (session, result) =>
         {
@@ -151,7 +151,7 @@ public static class BlockingCommands
         {
             var popped = SortedSetCommands.TryPop(session, key, max, 1, session.Database, out _);
             if (popped is not { Count: > 0 }) return null;
-            session.Server.Aof?.Append(session.Database, session, [verb, ArgRef.Of(key)]);
+            session.AppendToAof([verb, ArgRef.Of(key)]);
             return (key, popped[0]);
         }, [], (session, result) =>
         {
@@ -193,7 +193,7 @@ public static class BlockingCommands
         {
             var popped = SortedSetCommands.TryPop(session, key, max, count, session.Database, out _);
             if (popped is not { Count: > 0 }) return null;
-            session.Server.Aof?.Append(session.Database, session, [verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
+            session.AppendToAof([verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
             return (key, popped);
         }, [], (session, result) =>
         {

@@ -136,6 +136,13 @@ public sealed class RespServerSession : IRequestHandler
     /// absolute, so that a replay means the same).</summary>
     public void PropagateAs(params Persistence.ArgRef[] args) => _propagateAs = args;
 
+    /// <summary>For work done off the command's run (a served blocked client): logs args to the AOF, and the client's reply
+    /// then waits until they are durable (--aof-fsync always), as a command's reply does.</summary>
+    internal void AppendToAof(ArgRef[] args)
+    {
+        if (Server.Aof is { } aof) _aofLsn = aof.Append(Database, this, args);
+    }
+
     /// <summary>The running write command changed nothing: it is not logged.</summary>
     public void PropagateNothing() => _propagateNothing = true;
 
