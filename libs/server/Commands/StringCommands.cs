@@ -44,7 +44,26 @@ public static class StringCommands
     public static void Get(RespServerSession s)
     {
         var input = Input(s, StringOp.Get);
-        var st = s.Storage.Read(s.Arg(1), ref input);
+        // A key on disk: the read is issued and the command finishes when it completes, holding no thread meanwhile
+        // (the connection's later requests wait, in order; other connections go on).
+        var storage = s.Storage;
+        storage.DeferPending = s.CanFinishLater;
+        var st = storage.Read(s.Arg(1), ref input);
+        storage.DeferPending = false;
+        if (st.IsPending())
+        {
+            s.ReplyWhenDone(storage.PendingWork!, static (s, work) =>
+            {
+                if (work.IsFaulted) throw work.Exception!.InnerException ?? work.Exception;
+                FinishGet(s, s.Storage.Result.Status);
+            });
+            return;
+        }
+        FinishGet(s, st);
+    }
+
+    private static void FinishGet(RespServerSession s, Status st)
+    {
         s.CountKeyLookup(st.IsFound());
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteNull();

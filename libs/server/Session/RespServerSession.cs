@@ -200,6 +200,9 @@ public sealed class RespServerSession : IRequestHandler
         }
     }
 
+    /// <summary>True when a command may leave its reply to ReplyWhenDone: on a connection's loop, outside EXEC.</summary>
+    public bool CanFinishLater => !InExec && _connection is ClientConnection;
+
     /// <summary>For callers that run sessions without a connection loop (AOF replay): waits for deferred work here.</summary>
     private void FinishDeferredBlocking()
     {

@@ -69,9 +69,28 @@ public sealed class StorageSession : IDisposable
     {
         var output = Output();
         var st = _session.Read(StoredKey(key, db < 0 ? Database : db), ref input, ref output);
-        if (st.IsPending()) st = Wait();
+        if (st.IsPending())
+        {
+            if (DeferPending)
+            {
+                // The caller finishes the command when PendingWork completes (its completion callback fills Result and
+                // may write the reply); no thread waits for the disk meanwhile.
+                DeferPending = false;
+                Result.Status = st; // before the completion (possibly on another thread, possibly at once) sets the final one
+                PendingWork = _session.CompletePendingAsync();
+                return st;
+            }
+            st = Wait();
+        }
         return Result.Status = st;
     }
+
+    /// <summary>Set by a command that can finish later: the next Read that goes to disk returns Pending at once and
+    /// PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>
+    public bool DeferPending { get; set; }
+
+    /// <summary>The completion of the last deferred Read.</summary>
+    public Task? PendingWork { get; private set; }
 
     public Status Rmw(ReadOnlySpan<byte> key, ref StringInput input, int db = -1)
     {
