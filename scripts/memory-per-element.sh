@@ -5,6 +5,8 @@
 #   -s SCALE     divide every data set's size by SCALE (default 1: the full sizes below; 10 for a quick look)
 #   -o WHICH     which servers to measure (default: both)
 #   -d DATASETS  comma list of: hash,set,zset,list (default: all four)
+#   -c           cold: no warm-up load (by default each server first loads a tenth of the data set under other key
+#                names, then FLUSHALL, so that code compiled and buffers sized on first use are not counted as data)
 #
 # Data sets (each loaded into a freshly started, empty server; elements = 1,000,000 in each):
 #   hash  100,000 hashes of 10 small fields   HSET h:N f0 vN-0 ... f9 vN-9       (fields 2 bytes, values <= 10)
@@ -18,25 +20,26 @@
 # Load is generated with awk as RESP and sent with `redis-cli --pipe`.
 # Ours: main/GarnetServer/bin/Release/net10.0/GarnetServer.dll (build first:
 #   dotnet build -c Release main/GarnetServer), run with --memory 8gb so nothing leaves memory, --save "".
-# Redis: /usr/bin/redis-server --save '' --appendonly no --port 6399.
+# Redis: /usr/bin/redis-server --save '' --appendonly no --port 6399. Other ports: OURS_PORT=... REDIS_PORT=... in the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCALE=1
+WARM=1
 WHICH=both
 DATASETS=hash,set,zset,list
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
-while getopts "s:o:d:h" opt; do
+while getopts "s:o:d:ch" opt; do
   case $opt in
-    s) SCALE=$OPTARG ;; o) WHICH=$OPTARG ;; d) DATASETS=$OPTARG ;; h) usage 0 ;; *) usage ;;
+    c) WARM=0 ;; s) SCALE=$OPTARG ;; o) WHICH=$OPTARG ;; d) DATASETS=$OPTARG ;; h) usage 0 ;; *) usage ;;
   esac
 done
 
 REDIS_SERVER=${REDIS_SERVER:-/usr/bin/redis-server}
 CLI=${REDIS_CLI:-/usr/bin/redis-cli}
 DLL=${GARNET_DLL:-main/GarnetServer/bin/Release/net10.0/GarnetServer.dll}
-OURS_PORT=6380
-REDIS_PORT=6399
+OURS_PORT=${OURS_PORT:-6380}
+REDIS_PORT=${REDIS_PORT:-6399}
 [ -x "$CLI" ] || { echo "redis-cli not found at $CLI (apt-get install redis-tools)" >&2; exit 1; }
 if [ "$WHICH" != redis ] && [ ! -f "$DLL" ]; then echo "$DLL not found: dotnet build -c Release main/GarnetServer" >&2; exit 1; fi
 if [ "$WHICH" != ours ] && [ ! -x "$REDIS_SERVER" ]; then echo "redis-server not found at $REDIS_SERVER" >&2; exit 1; fi
@@ -49,39 +52,39 @@ trap cleanup EXIT
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 used_memory() { "$CLI" -p "$1" info memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }'; }
 
-# Generates the RESP commands of a data set on stdout.
+# Generates the RESP commands of a data set on stdout (keys prefixed with $2).
 generate() {
-  local kind=$1 n
+  local kind=$1 prefix=${2:-} n
   case $kind in
     hash) n=$((100000 / SCALE)) ;; set) n=$((100000 / SCALE)) ;; *) n=$((1000000 / SCALE)) ;;
   esac
-  awk -v kind="$kind" -v n="$n" '
+  awk -v kind="$kind" -v n="$n" -v p="$prefix" '
     function bulk(s) { return "$" length(s) "\r\n" s "\r\n" }
     BEGIN {
       ORS = ""
       if (kind == "hash") {
         for (k = 0; k < n; k++) {
-          out = "*22\r\n" bulk("HSET") bulk("h:" k)
+          out = "*22\r\n" bulk("HSET") bulk(p "h:" k)
           for (i = 0; i < 10; i++) out = out bulk("f" i) bulk("v" k "-" i)
           print out
         }
       } else if (kind == "set") {
         for (k = 0; k < n; k++) {
-          out = "*12\r\n" bulk("SADD") bulk("s:" k)
+          out = "*12\r\n" bulk("SADD") bulk(p "s:" k)
           for (i = 0; i < 10; i++) out = out bulk(k * 10 + i)
           print out
         }
       } else if (kind == "zset") {
         for (k = 0; k < n; k += 100) {
           m = (n - k < 100) ? n - k : 100
-          out = "*" (2 + 2 * m) "\r\n" bulk("ZADD") bulk("z")
+          out = "*" (2 + 2 * m) "\r\n" bulk("ZADD") bulk(p "z")
           for (i = k; i < k + m; i++) out = out bulk(sprintf("%.1f", i * 1.5)) bulk("m:" i)
           print out
         }
       } else {
         for (k = 0; k < n; k += 100) {
           m = (n - k < 100) ? n - k : 100
-          out = "*" (2 + m) "\r\n" bulk("RPUSH") bulk("l")
+          out = "*" (2 + m) "\r\n" bulk("RPUSH") bulk(p "l")
           for (i = k; i < k + m; i++) out = out bulk(sprintf("item:%011d", i))
           print out
         }
@@ -130,9 +133,14 @@ IFS=, read -ra SETS <<<"$DATASETS"
 SERVERS=(); [ "$WHICH" != redis ] && SERVERS+=(ours); [ "$WHICH" != ours ] && SERVERS+=(redis)
 for kind in "${SETS[@]}"; do
   generate "$kind" >"$TMP/$kind.resp"
+  SCALE=$((SCALE * 10)) generate "$kind" warm: >"$TMP/$kind.warm"
   n=$(elements "$kind")
   for which in "${SERVERS[@]}"; do
     start_server "$which"
+    if [ "$WARM" = 1 ]; then
+      "$CLI" -p "$PORT" --pipe <"$TMP/$kind.warm" >/dev/null 2>&1
+      "$CLI" -p "$PORT" flushall >/dev/null
+    fi
     settle
     rss0=$(rss_kb "$PID"); used0=$(used_memory "$PORT")
     t0=$(date +%s.%N)

@@ -1,10 +1,11 @@
 // HashObject: a Redis hash. Fields map to values; both are byte strings. Two forms, as Redis's two encodings:
 //  - "listpack": while the hash has at most hash-max-listpack-entries fields and every field and value is at most
-//    hash-max-listpack-value bytes, the pairs are packed in one byte[] (see Listpack: field entry, value entry, ...) in
-//    insertion order; lookups walk it (at most the limit's pairs);
+//    hash-max-listpack-value bytes, the count and the pairs are packed in one byte[] (see Listpack) in insertion order,
+//    a pair being one header with both lengths (one byte for a field under 8 bytes and a value under 16), the field's
+//    bytes and the value's; lookups walk it (at most the limit's pairs);
 //  - "hashtable": past a limit, a dictionary (HashTable) for good (as Redis converts once and never back).
 // Invariants:
-//  - _data is the packed byte[] (listpack) or a HashTable; _count is the number of fields in either form.
+//  - _data is the packed byte[] (listpack) or a HashTable (one field: the object takes the .NET minimum, 24 bytes).
 //  - The packed array is never written once held (a change builds a new one), so Clone shares it; the table's field
 //    and value arrays are never changed once stored, so a table's Clone shares them too.
 //  - HeapBytes: listpack = fixed cost + the packed array; hashtable = fixed cost + per entry its two arrays and its
@@ -26,15 +27,43 @@ public sealed class HashObject : CollectionObject
         public static long EntryBytes(int fieldLength, int valueLength) => ElementBytes(fieldLength) + 32 + ElementBytes(valueLength);
     }
 
+    /// <summary>The packed array (listpack form: count, then pairs) or the HashTable.</summary>
     private object _data = Array.Empty<byte>();
-    private int _count;
 
     public HashObject() { }
 
     public override ObjectKind Kind => ObjectKind.Hash;
-    public override long Count => _count;
+    public override long Count => _data is byte[] packed ? Listpack.CountOf(packed) : ((HashTable)_data).Count;
     public override long HeapBytes => _data is byte[] packed ? BaseBytes + ElementBytes(packed.Length) : BaseBytes + ((HashTable)_data).HeapBytes;
     public override string Encoding => _data is byte[] ? "listpack" : "hashtable";
+
+    // ---- pairs: a header, the field's bytes, the value's bytes. The header is one byte 0fffvvvv when the field is
+    // shorter than 8 bytes and the value shorter than 16; else 1fffffff (a field of 0..126 bytes) and the value's length
+    // as a varint; else 0xFF and both lengths as varints.
+
+    private static int PairSize(int f, int v) => (f < 8 && v < 16 ? 1 : f < 127 ? 1 + Listpack.VarintSize(v) : 1 + Listpack.VarintSize(f) + Listpack.VarintSize(v)) + f + v;
+
+    private static int WritePair(Span<byte> dst, ReadOnlySpan<byte> f, ReadOnlySpan<byte> v)
+    {
+        int n;
+        if (f.Length < 8 && v.Length < 16) { dst[0] = (byte)(f.Length << 4 | v.Length); n = 1; }
+        else if (f.Length < 127) { dst[0] = (byte)(0x80 | f.Length); n = 1 + Listpack.WriteVarint(dst[1..], v.Length); }
+        else { dst[0] = 0xFF; n = 1 + Listpack.WriteVarint(dst[1..], f.Length); n += Listpack.WriteVarint(dst[n..], v.Length); }
+        f.CopyTo(dst[n..]);
+        v.CopyTo(dst[(n + f.Length)..]);
+        return n + f.Length + v.Length;
+    }
+
+    /// <summary>Reads the pair at pos (field at fieldAt, its value right after it) and moves pos past it.</summary>
+    private static void ReadPair(ReadOnlySpan<byte> p, ref int pos, out int fieldAt, out int fieldLength, out int valueLength)
+    {
+        byte h = p[pos++];
+        if (h < 0x80) { fieldLength = h >> 4; valueLength = h & 15; }
+        else if (h != 0xFF) { fieldLength = h & 0x7f; valueLength = Listpack.ReadVarint(p, ref pos); }
+        else { fieldLength = Listpack.ReadVarint(p, ref pos); valueLength = Listpack.ReadVarint(p, ref pos); }
+        fieldAt = pos;
+        pos += fieldLength + valueLength;
+    }
 
     /// <summary>The pairs (insertion order while packed); the arrays are the caller's (copies while packed).</summary>
     public IEnumerable<KeyValuePair<byte[], byte[]>> Entries
@@ -43,31 +72,28 @@ public sealed class HashObject : CollectionObject
         {
             if (_data is HashTable table) return table;
             var packed = (byte[])_data;
-            var result = new KeyValuePair<byte[], byte[]>[_count];
-            int pos = 0;
+            var result = new KeyValuePair<byte[], byte[]>[Listpack.CountOf(packed)];
+            int pos = Listpack.FirstEntry(packed);
             for (int i = 0; i < result.Length; i++)
             {
-                var f = Listpack.Next(packed, ref pos).ToArray();
-                result[i] = new(f, Listpack.Next(packed, ref pos).ToArray());
+                ReadPair(packed, ref pos, out int at, out int fl, out int vl);
+                result[i] = new(packed.AsSpan(at, fl).ToArray(), packed.AsSpan(at + fl, vl).ToArray());
             }
             return result;
         }
     }
 
-    /// <summary>Offsets in packed of field's entry and of its value's entry, and the end of the value; false when absent.</summary>
-    private static bool FindPacked(ReadOnlySpan<byte> packed, ReadOnlySpan<byte> field, out int fieldAt, out int valueAt, out int end)
+    /// <summary>Where field's pair is in packed (offset, size, value offset and length); false when absent.</summary>
+    private static bool FindPacked(ReadOnlySpan<byte> packed, ReadOnlySpan<byte> field, out int pairAt, out int size, out int valueAt, out int valueLength)
     {
-        int pos = 0;
+        int pos = Listpack.FirstEntry(packed);
         while (pos < packed.Length)
         {
-            fieldAt = pos;
-            bool match = Listpack.Next(packed, ref pos).SequenceEqual(field);
-            valueAt = pos;
-            Listpack.Skip(packed, ref pos);
-            end = pos;
-            if (match) return true;
+            pairAt = pos;
+            ReadPair(packed, ref pos, out int at, out int fl, out valueLength);
+            if (packed.Slice(at, fl).SequenceEqual(field)) { size = pos - pairAt; valueAt = at + fl; return true; }
         }
-        fieldAt = valueAt = end = -1;
+        pairAt = size = valueAt = valueLength = -1;
         return false;
     }
 
@@ -75,12 +101,11 @@ public sealed class HashObject : CollectionObject
     {
         if (_data is HashTable table) return table.Lookup.TryGetValue(field, out var v) ? v : null;
         var packed = (byte[])_data;
-        if (!FindPacked(packed, field, out _, out int valueAt, out _)) return null;
-        return Listpack.Next(packed, ref valueAt).ToArray();
+        return FindPacked(packed, field, out _, out _, out int valueAt, out int valueLength) ? packed.AsSpan(valueAt, valueLength).ToArray() : null;
     }
 
     public bool Contains(ReadOnlySpan<byte> field) =>
-        _data is HashTable table ? table.Lookup.ContainsKey(field) : FindPacked((byte[])_data, field, out _, out _, out _);
+        _data is HashTable table ? table.Lookup.ContainsKey(field) : FindPacked((byte[])_data, field, out _, out _, out _, out _);
 
     /// <summary>Sets field to value; true when the field is new.</summary>
     public bool Set(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
@@ -90,34 +115,25 @@ public sealed class HashObject : CollectionObject
             int maxValue = EncodingLimits.HashMaxListpackValue;
             if (field.Length <= maxValue && value.Length <= maxValue)
             {
-                if (FindPacked(packed, field, out _, out int valueAt, out int end))
-                {
-                    int at = valueAt;
-                    if (Listpack.Next(packed, ref at).SequenceEqual(value)) return false;
-                    var changed = Listpack.Splice(packed, valueAt, end - valueAt, Listpack.EntrySize(value.Length));
-                    Listpack.WriteEntry(changed.AsSpan(valueAt), value);
-                    _data = changed;
-                    return false;
-                }
-                var grown = Listpack.Splice(packed, packed.Length, 0, Listpack.EntrySize(field.Length) + Listpack.EntrySize(value.Length));
-                int w = packed.Length;
-                w += Listpack.WriteEntry(grown.AsSpan(w), field);
-                Listpack.WriteEntry(grown.AsSpan(w), value);
-                _data = grown;
-                _count++;
-                if (_count > EncodingLimits.HashMaxListpackEntries) ToTable();
-                return true;
+                int count = Listpack.CountOf(packed);
+                bool exists = FindPacked(packed, field, out int at, out int size, out int valueAt, out int valueLength);
+                if (exists && packed.AsSpan(valueAt, valueLength).SequenceEqual(value)) return false;
+                if (!exists) { at = packed.Length; size = 0; count++; }
+                var changed = Listpack.SpliceCounted(packed, count, at, size, PairSize(field.Length, value.Length), out int w);
+                WritePair(changed.AsSpan(w), field, value);
+                _data = changed;
+                if (count > EncodingLimits.HashMaxListpackEntries) ToTable();
+                return !exists;
             }
             ToTable(); // a field or value too long for the listpack: convert first, as Redis does
         }
         var t = (HashTable)_data;
-        ref byte[] slot = ref CollectionsMarshal.GetValueRefOrAddDefault(t.Lookup, field, out bool exists)!;
-        if (exists) t.HeapBytes -= ElementBytes(slot.Length);
+        ref byte[] slot = ref CollectionsMarshal.GetValueRefOrAddDefault(t.Lookup, field, out bool found)!;
+        if (found) t.HeapBytes -= ElementBytes(slot.Length);
         else t.HeapBytes += ElementBytes(field.Length) + 32; // the field's array and its dictionary entry
         slot = value.ToArray();
         t.HeapBytes += ElementBytes(value.Length);
-        if (!exists) _count++;
-        return !exists;
+        return !found;
     }
 
     /// <summary>Removes field; true when it was there.</summary>
@@ -127,26 +143,20 @@ public sealed class HashObject : CollectionObject
         {
             if (!table.Lookup.Remove(field, out var key, out var value)) return false;
             table.HeapBytes -= HashTable.EntryBytes(key.Length, value.Length);
-            _count--;
             return true;
         }
         var packed = (byte[])_data;
-        if (!FindPacked(packed, field, out int fieldAt, out _, out int end)) return false;
-        _data = Listpack.Splice(packed, fieldAt, end - fieldAt, 0);
-        _count--;
+        if (!FindPacked(packed, field, out int at, out int size, out _, out _)) return false;
+        _data = Listpack.SpliceCounted(packed, Listpack.CountOf(packed) - 1, at, size, 0, out _);
         return true;
     }
 
     /// <summary>Converts the listpack form to the hashtable form (for good).</summary>
     private void ToTable()
     {
-        var packed = (byte[])_data;
-        var table = new HashTable(_count);
-        int pos = 0;
-        while (pos < packed.Length)
+        var table = new HashTable((int)Count);
+        foreach (var (f, v) in Entries)
         {
-            var f = Listpack.Next(packed, ref pos).ToArray();
-            var v = Listpack.Next(packed, ref pos).ToArray();
             table.Add(f, v);
             table.HeapBytes += HashTable.EntryBytes(f.Length, v.Length);
         }
@@ -155,16 +165,21 @@ public sealed class HashObject : CollectionObject
 
     public override CollectionObject Clone() =>
         // The packed array is never written once held, and a table's arrays never change once stored: both shared.
-        new HashObject { _data = _data is HashTable table ? new HashTable(table) : _data, _count = _count };
+        new HashObject { _data = _data is HashTable table ? new HashTable(table) : _data };
 
     public override void WritePayload(IBufferWriter<byte> output)
     {
         PayloadWriter.WriteVarint(output, _data is byte[] ? 1UL : 0UL);
-        PayloadWriter.WriteVarint(output, (ulong)_count);
+        PayloadWriter.WriteVarint(output, (ulong)Count);
         if (_data is byte[] packed)
         {
-            // The packed pairs are already (varint length, bytes) entries, as the payload writes them.
-            output.Write(packed);
+            int pos = Listpack.FirstEntry(packed);
+            while (pos < packed.Length)
+            {
+                ReadPair(packed, ref pos, out int at, out int fl, out int vl);
+                PayloadWriter.WriteBytes(output, packed.AsSpan(at, fl));
+                PayloadWriter.WriteBytes(output, packed.AsSpan(at + fl, vl));
+            }
             return;
         }
         foreach (var (k, v) in (HashTable)_data)
@@ -183,24 +198,19 @@ public sealed class HashObject : CollectionObject
         {
             var seen = new HashSet<byte[]>(Math.Min(count, 1 << 16), ByteArrayComparer.Instance);
             var pairs = new List<(byte[], byte[])>(Math.Min(count, 1 << 16));
-            int bytes = 0;
+            int bytes = count == 0 ? 0 : Listpack.VarintSize(count);
             for (int i = 0; i < count; i++)
             {
                 var k = reader.ReadBytes();
                 var v = reader.ReadBytes();
                 if (!seen.Add(k)) throw new InvalidDataException("a hash payload repeats a field");
                 pairs.Add((k, v));
-                bytes += Listpack.EntrySize(k.Length) + Listpack.EntrySize(v.Length);
+                bytes += PairSize(k.Length, v.Length);
             }
             var packed = GC.AllocateUninitializedArray<byte>(bytes);
-            int w = 0;
-            foreach (var (k, v) in pairs)
-            {
-                w += Listpack.WriteEntry(packed.AsSpan(w), k);
-                w += Listpack.WriteEntry(packed.AsSpan(w), v);
-            }
+            int w = count == 0 ? 0 : Listpack.WriteVarint(packed, count);
+            foreach (var (k, v) in pairs) w += WritePair(packed.AsSpan(w), k, v);
             h._data = packed;
-            h._count = count;
             return h;
         }
         var table = new HashTable(Math.Min(count, 1 << 16));
@@ -212,7 +222,6 @@ public sealed class HashObject : CollectionObject
             table.HeapBytes += HashTable.EntryBytes(k.Length, v.Length);
         }
         h._data = table;
-        h._count = count;
         return h;
     }
 }

@@ -174,10 +174,14 @@ public sealed class ListObject : CollectionObject
 
     private void GrowRing()
     {
-        if (_nodeCount < _nodes.Length) return;
-        var bigger = new Node[_nodes.Length * 2];
-        for (int i = 0; i < _nodeCount; i++) bigger[i] = NodeAt(i);
-        _nodes = bigger;
+        if (_nodeCount == _nodes.Length) ResizeRing(_nodes.Length * 2);
+    }
+
+    private void ResizeRing(int length)
+    {
+        var ring = new Node[length];
+        for (int i = 0; i < _nodeCount; i++) ring[i] = NodeAt(i);
+        _nodes = ring;
         _head = 0;
     }
 
@@ -204,6 +208,7 @@ public sealed class ListObject : CollectionObject
         }
         _nodeCount--;
         if (_nodeCount == 0) _head = 0;
+        if (_nodes.Length > 8 && _nodeCount <= _nodes.Length / 4) ResizeRing(_nodes.Length / 2);
     }
 
     /// <summary>Splits node index in two at about half its bytes, again while a half exceeds the limits.</summary>

@@ -1,13 +1,15 @@
-// Listpack: the packed form of small hashes, sets and sorted sets (Redis's listpack idea): entries back to back in one
-// byte[], each a length and then that many bytes. The length is a varint (7 bits a byte, low bits first, the high bit
-// set on every byte but the last): one byte up to 127, two up to 16383. Lookups walk the entries (the collections that
-// use this form are small: their limits are Redis's *-max-listpack-* settings).
+// Listpack: the packed form of small hashes, sets and sorted sets (Redis's listpack idea): one byte[] holding the
+// element count and then the entries back to back. The count, and an entry's length, are varints (7 bits a byte, low
+// bits first, the high bit set on every byte but the last): one byte up to 127, two up to 16383. An entry is its length
+// and then its bytes (hashes pack a field and its value behind one shared header, see HashObject). Lookups walk the
+// entries (the collections that use this form are small: their limits are Redis's *-max-listpack-* settings).
 // Invariants:
-//  - A packed array is exactly as long as its entries (no slack) and is never written once a collection holds it: a
-//    change builds a new array (Splice). So a Clone shares it, and an array handed out stays as it was.
-//  - Every walk stays inside the array (lengths are checked when a payload is read, and written only by this code).
-// Lists use the same entries with the length repeated backwards after the bytes (see ListObject), so that a node can
-// be walked from either end.
+//  - An empty collection's packed array is empty (no count); otherwise it starts with the count.
+//  - A packed array is exactly as long as its contents (no slack) and is never written once a collection holds it: a
+//    change builds a new array (SpliceCounted). So a Clone shares it, and an array handed out stays as it was.
+//  - Every walk stays inside the array (payloads are checked when read; arrays are written only by this code).
+// Lists use entries with the length repeated backwards after the bytes (see ListObject), so that a node can be walked
+// from either end.
 namespace Garnet.server.Objects;
 
 internal static class Listpack
@@ -67,15 +69,33 @@ internal static class Listpack
         pos += length;
     }
 
-    /// <summary>
-    /// A copy of src with the remove bytes at offset at replaced by insert bytes (left for the caller to fill:
-    /// result[at..at+insert]). Exact size.
-    /// </summary>
-    public static byte[] Splice(ReadOnlySpan<byte> src, int at, int remove, int insert)
+    /// <summary>The element count of a counted packed array (0 for an empty array).</summary>
+    public static int CountOf(ReadOnlySpan<byte> packed)
     {
-        var result = GC.AllocateUninitializedArray<byte>(src.Length - remove + insert);
-        src[..at].CopyTo(result);
-        src[(at + remove)..].CopyTo(result.AsSpan(at + insert));
+        if (packed.Length == 0) return 0;
+        int pos = 0;
+        return ReadVarint(packed, ref pos);
+    }
+
+    /// <summary>Offset of the first entry of a counted packed array (after the count).</summary>
+    public static int FirstEntry(ReadOnlySpan<byte> packed) => packed.Length == 0 ? 0 : VarintSize(CountOf(packed));
+
+    /// <summary>
+    /// A copy of the counted packed array src holding count elements, with the remove bytes at offset at (an offset in
+    /// src, at or after its first entry) replaced by insert bytes, left for the caller to fill at newAt. Exact size; an
+    /// empty array when count is 0.
+    /// </summary>
+    public static byte[] SpliceCounted(ReadOnlySpan<byte> src, int count, int at, int remove, int insert, out int newAt)
+    {
+        newAt = 0;
+        if (count == 0) return [];
+        int oldPrefix = FirstEntry(src), newPrefix = VarintSize(count);
+        if (src.Length == 0) at = 0;
+        var result = GC.AllocateUninitializedArray<byte>(newPrefix + src.Length - oldPrefix - remove + insert);
+        WriteVarint(result, count);
+        src[oldPrefix..at].CopyTo(result.AsSpan(newPrefix));
+        newAt = newPrefix + at - oldPrefix;
+        src[(at + remove)..].CopyTo(result.AsSpan(newAt + insert));
         return result;
     }
 }

@@ -1,7 +1,7 @@
 // SetObject: a Redis set of distinct byte strings, in the form of the encoding Redis would give it (see
 // docs/objects-sets.md):
 //  - "intset" while every member is an integer (Redis's string2ll: canonical signed 64-bit decimal) and the set has at
-//    most set-max-intset-entries members: an IntSet (sorted integers of the smallest width, 2/4/8 bytes, in one byte[]);
+//    most set-max-intset-entries members: an IntSet (sorted integers in an array of the smallest width, 2/4/8 bytes);
 //    members are listed in ascending numeric order;
 //  - "listpack" while the set has at most set-max-listpack-entries members, each at most set-max-listpack-value bytes:
 //    the members packed in one byte[] (Listpack entries) in insertion order; membership walks it;
@@ -9,8 +9,8 @@
 //    random pick; a removal moves the last member into the freed slot).
 // Conversions only go up (intset -> listpack or hashtable, listpack -> hashtable), never back, with Redis's rules.
 // Invariants:
-//  - _data is the packed byte[] (intset, of width _width; listpack) or a SetTable, as _encoding says; _count is the
-//    number of members in the packed forms.
+//  - _data is the form and says the encoding: an IntSet array (short[], int[] or long[]: the width), a counted Listpack
+//    byte[], or a SetTable. It is the object's only field, so a set object takes the .NET minimum of 24 bytes.
 //  - Packed arrays are never written once held (a change builds a new array), so Clone shares them; a table's member
 //    arrays never change once stored (shared by a table's Clone). In a table, Items[Index[m]] == m for every member m.
 //  - HeapBytes: packed = fixed cost + the array; hashtable = fixed cost + per member its array, dictionary entry and
@@ -72,19 +72,35 @@ public sealed class SetObject : CollectionObject
         }
     }
 
-    private object _data = Array.Empty<byte>();
-    private int _count;
-    private SetEncoding _encoding = SetEncoding.Intset;
-    private byte _width = 2;
+    /// <summary>The form: an intset array (short[], int[] or long[]), the counted listpack byte[], or the SetTable.</summary>
+    private object _data = Array.Empty<short>();
 
     public SetObject() { }
 
     public override ObjectKind Kind => ObjectKind.Set;
-    public override long Count => _data is SetTable t ? t.Items.Count : _count;
-    public override long HeapBytes => _data is byte[] packed ? BaseBytes + ElementBytes(packed.Length) : BaseBytes + ((SetTable)_data).HeapBytes;
-    public SetEncoding SetEncoding => _encoding;
 
-    public override string Encoding => _encoding switch
+    public override long Count => _data switch
+    {
+        SetTable t => t.Items.Count,
+        byte[] packed => Listpack.CountOf(packed),
+        _ => IntSet.Count(_data),
+    };
+
+    public override long HeapBytes => BaseBytes + _data switch
+    {
+        SetTable t => t.HeapBytes,
+        byte[] packed => ElementBytes(packed.Length),
+        _ => IntSet.HeapBytes(_data),
+    };
+
+    public SetEncoding SetEncoding => _data switch
+    {
+        SetTable => SetEncoding.Hashtable,
+        byte[] => SetEncoding.Listpack,
+        _ => SetEncoding.Intset,
+    };
+
+    public override string Encoding => SetEncoding switch
     {
         SetEncoding.Intset => "intset",
         SetEncoding.Listpack => "listpack",
@@ -105,39 +121,35 @@ public sealed class SetObject : CollectionObject
 
     private byte[][] PackedMembers()
     {
-        var packed = (byte[])_data;
-        var result = new byte[_count][];
-        if (_encoding == SetEncoding.Intset)
+        if (_data is byte[] packed)
         {
-            for (int i = 0; i < result.Length; i++) result[i] = Decimal(IntSet.Get(packed, _width, i));
-            return result;
+            var members = new byte[Listpack.CountOf(packed)][];
+            int pos = Listpack.FirstEntry(packed);
+            for (int i = 0; i < members.Length; i++) members[i] = Listpack.Next(packed, ref pos).ToArray();
+            return members;
         }
-        int pos = 0;
-        for (int i = 0; i < result.Length; i++) result[i] = Listpack.Next(packed, ref pos).ToArray();
+        var result = new byte[IntSet.Count(_data)][];
+        for (int i = 0; i < result.Length; i++) result[i] = Decimal(IntSet.Get(_data, i));
         return result;
     }
 
-    public bool Contains(ReadOnlySpan<byte> member)
+    public bool Contains(ReadOnlySpan<byte> member) => _data switch
     {
-        switch (_data)
-        {
-            case SetTable t: return t.Lookup.ContainsKey(member);
-            case byte[] packed when _encoding == SetEncoding.Intset:
-                return NumberParsing.TryParseInt64(member, out long v) && IntSet.WidthOf(v) <= _width && IntSet.Search(packed, _width, v) >= 0;
-            default: return FindListpack((byte[])_data, member, out _, out _);
-        }
-    }
+        SetTable t => t.Lookup.ContainsKey(member),
+        byte[] packed => FindListpack(packed, member, out _, out _),
+        _ => NumberParsing.TryParseInt64(member, out long v) && IntSet.Contains(_data, v),
+    };
 
-    /// <summary>Where member's entry is in a packed listpack set (offset, length), false when absent.</summary>
-    private static bool FindListpack(ReadOnlySpan<byte> packed, ReadOnlySpan<byte> member, out int at, out int length)
+    /// <summary>Where member's entry is in a packed listpack set (offset, size), false when absent.</summary>
+    private static bool FindListpack(ReadOnlySpan<byte> packed, ReadOnlySpan<byte> member, out int at, out int size)
     {
-        int pos = 0;
+        int pos = Listpack.FirstEntry(packed);
         while (pos < packed.Length)
         {
             at = pos;
-            if (Listpack.Next(packed, ref pos).SequenceEqual(member)) { length = pos - at; return true; }
+            if (Listpack.Next(packed, ref pos).SequenceEqual(member)) { size = pos - at; return true; }
         }
-        at = length = -1;
+        at = size = -1;
         return false;
     }
 
@@ -148,15 +160,16 @@ public sealed class SetObject : CollectionObject
     /// </summary>
     public void PrepareForAdd(long adding, ReadOnlySpan<byte> first)
     {
-        if (Count == 0 && _encoding == SetEncoding.Intset)
+        var encoding = SetEncoding;
+        if (Count == 0 && encoding == SetEncoding.Intset)
         {
             if (NumberParsing.TryParseInt64(first, out _) && adding <= IntsetLimit) return;
-            if (adding <= EncodingLimits.SetMaxListpackEntries) { _encoding = SetEncoding.Listpack; _data = Array.Empty<byte>(); }
+            if (adding <= EncodingLimits.SetMaxListpackEntries) _data = Array.Empty<byte>();
             else ToTable();
             return;
         }
-        if ((_encoding == SetEncoding.Listpack && adding > EncodingLimits.SetMaxListpackEntries)
-            || (_encoding == SetEncoding.Intset && adding > IntsetLimit))
+        if ((encoding == SetEncoding.Listpack && adding > EncodingLimits.SetMaxListpackEntries)
+            || (encoding == SetEncoding.Intset && adding > IntsetLimit))
             ToTable();
     }
 
@@ -168,38 +181,32 @@ public sealed class SetObject : CollectionObject
 
     private bool AddCore(ReadOnlySpan<byte> member, byte[]? array)
     {
-        if (_encoding == SetEncoding.Intset)
+        if (IntSet.Is(_data))
         {
             if (NumberParsing.TryParseInt64(member, out long v))
             {
-                var packed = (byte[])_data;
-                int width = Math.Max(_width, IntSet.WidthOf(v));
-                int index = width > _width ? (v < 0 ? 0 : _count) : IntSet.Search(packed, _width, v);
-                if (index >= 0 && width == _width) return false;
-                if (index < 0) index = ~index;
-                _data = IntSet.Insert(packed, _width, width, index, v);
-                _width = (byte)width;
-                _count++;
-                if (_count > IntsetLimit) ToTable();
+                if (IntSet.Contains(_data, v)) return false;
+                _data = IntSet.Insert(_data, v);
+                if (IntSet.Count(_data) > IntsetLimit) ToTable();
                 return true;
             }
             // Redis checks the widest integer already held as well (all become strings of the listpack).
-            int widest = _count == 0 ? 0 : Math.Max(DecimalLength(IntSet.Get((byte[])_data, _width, 0)), DecimalLength(IntSet.Get((byte[])_data, _width, _count - 1)));
+            int count = IntSet.Count(_data);
+            int widest = count == 0 ? 0 : Math.Max(DecimalLength(IntSet.Get(_data, 0)), DecimalLength(IntSet.Get(_data, count - 1)));
             int maxValue = EncodingLimits.SetMaxListpackValue;
-            if (_count < EncodingLimits.SetMaxListpackEntries && member.Length <= maxValue && widest <= maxValue) ToListpack();
+            if (count < EncodingLimits.SetMaxListpackEntries && member.Length <= maxValue && widest <= maxValue) ToListpack();
             else ToTable();
         }
-        if (_encoding == SetEncoding.Listpack)
+        if (_data is byte[] packed)
         {
-            var packed = (byte[])_data;
             if (FindListpack(packed, member, out _, out _)) return false;
-            if (_count >= EncodingLimits.SetMaxListpackEntries || member.Length > EncodingLimits.SetMaxListpackValue) ToTable();
+            int count = Listpack.CountOf(packed);
+            if (count >= EncodingLimits.SetMaxListpackEntries || member.Length > EncodingLimits.SetMaxListpackValue) ToTable();
             else
             {
-                var grown = Listpack.Splice(packed, packed.Length, 0, Listpack.EntrySize(member.Length));
-                Listpack.WriteEntry(grown.AsSpan(packed.Length), member);
+                var grown = Listpack.SpliceCounted(packed, count + 1, packed.Length, 0, Listpack.EntrySize(member.Length), out int w);
+                Listpack.WriteEntry(grown.AsSpan(w), member);
                 _data = grown;
-                _count++;
                 return true;
             }
         }
@@ -213,18 +220,20 @@ public sealed class SetObject : CollectionObject
 
     private static int IntsetLimit => Math.Min(EncodingLimits.SetMaxIntsetEntries, 1 << 30);
 
-    /// <summary>Converts an intset to a listpack (members in ascending order, as Redis converts).</summary>
-    private void ToListpack()
+    /// <summary>The counted listpack of the given members.</summary>
+    private static byte[] Pack(IReadOnlyList<byte[]> members)
     {
-        var members = PackedMembers();
-        int bytes = 0;
+        if (members.Count == 0) return [];
+        int bytes = Listpack.VarintSize(members.Count);
         foreach (var m in members) bytes += Listpack.EntrySize(m.Length);
         var packed = GC.AllocateUninitializedArray<byte>(bytes);
-        int w = 0;
+        int w = Listpack.WriteVarint(packed, members.Count);
         foreach (var m in members) w += Listpack.WriteEntry(packed.AsSpan(w), m);
-        _data = packed;
-        _encoding = SetEncoding.Listpack;
+        return packed;
     }
+
+    /// <summary>Converts an intset to a listpack (members in ascending order, as Redis converts).</summary>
+    private void ToListpack() => _data = Pack(PackedMembers());
 
     /// <summary>Converts a packed form to the hashtable form (for good).</summary>
     private void ToTable()
@@ -234,8 +243,6 @@ public sealed class SetObject : CollectionObject
         var table = new SetTable(members.Length);
         foreach (var m in members) table.Add(m);
         _data = table;
-        _encoding = SetEncoding.Hashtable;
-        _count = 0;
     }
 
     /// <summary>Removes member; true when it was there.</summary>
@@ -247,21 +254,16 @@ public sealed class SetObject : CollectionObject
                 if (!t.Lookup.Remove(member, out var key, out int slot)) return false;
                 t.RemoveSlot(slot, key);
                 return true;
-            case byte[] packed when _encoding == SetEncoding.Intset:
-            {
-                if (!NumberParsing.TryParseInt64(member, out long v) || IntSet.WidthOf(v) > _width) return false;
-                int index = IntSet.Search(packed, _width, v);
-                if (index < 0) return false;
-                _data = IntSet.RemoveAt(packed, _width, index);
-                _count--;
+            case byte[] packed:
+                if (!FindListpack(packed, member, out int at, out int size)) return false;
+                _data = Listpack.SpliceCounted(packed, Listpack.CountOf(packed) - 1, at, size, 0, out _);
                 return true;
-            }
             default:
             {
-                var packed = (byte[])_data;
-                if (!FindListpack(packed, member, out int at, out int length)) return false;
-                _data = Listpack.Splice(packed, at, length, 0);
-                _count--;
+                if (!NumberParsing.TryParseInt64(member, out long v)) return false;
+                int index = IntSet.Search(_data, v);
+                if (index < 0) return false;
+                _data = IntSet.RemoveAt(_data, index);
                 return true;
             }
         }
@@ -279,66 +281,61 @@ public sealed class SetObject : CollectionObject
                 t.RemoveSlot(slot, member);
                 return member;
             }
-            case byte[] packed when _encoding == SetEncoding.Intset:
+            case byte[] packed:
             {
-                var member = Decimal(IntSet.Get(packed, _width, slot));
-                _data = IntSet.RemoveAt(packed, _width, slot);
-                _count--;
+                int pos = Listpack.FirstEntry(packed);
+                for (int i = 0; i < slot; i++) Listpack.Skip(packed, ref pos);
+                int at = pos;
+                var member = Listpack.Next(packed, ref pos).ToArray();
+                _data = Listpack.SpliceCounted(packed, Listpack.CountOf(packed) - 1, at, pos - at, 0, out _);
                 return member;
             }
             default:
             {
-                var packed = (byte[])_data;
-                int pos = 0;
-                for (int i = 0; i < slot; i++) Listpack.Skip(packed, ref pos);
-                int at = pos;
-                var member = Listpack.Next(packed, ref pos).ToArray();
-                _data = Listpack.Splice(packed, at, pos - at, 0);
-                _count--;
+                var member = Decimal(IntSet.Get(_data, slot));
+                _data = IntSet.RemoveAt(_data, slot);
                 return member;
             }
         }
     }
 
     /// <summary>Removes every member (the encoding stays).</summary>
-    public void Clear()
+    public void Clear() => _data = _data switch
     {
-        if (_data is SetTable) _data = new SetTable(0);
-        else _data = Array.Empty<byte>();
-        _count = 0;
-    }
-
-    public override CollectionObject Clone() => new SetObject
-    {
-        // Packed arrays are never written once held, and a table's member arrays never change once stored: shared.
-        _data = _data is SetTable t ? new SetTable(t) : _data,
-        _count = _count,
-        _encoding = _encoding,
-        _width = _width,
+        SetTable => new SetTable(0),
+        byte[] => Array.Empty<byte>(),
+        short[] => Array.Empty<short>(),
+        int[] => Array.Empty<int>(),
+        _ => Array.Empty<long>(),
     };
+
+    public override CollectionObject Clone() =>
+        // Packed arrays are never written once held, and a table's member arrays never change once stored: shared.
+        new SetObject { _data = _data is SetTable t ? new SetTable(t) : _data };
 
     public override void WritePayload(IBufferWriter<byte> output)
     {
-        PayloadWriter.WriteVarint(output, (ulong)_encoding);
+        PayloadWriter.WriteVarint(output, (ulong)SetEncoding);
         PayloadWriter.WriteVarint(output, (ulong)Count);
         switch (_data)
         {
             case SetTable t:
                 foreach (var m in t.Items) PayloadWriter.WriteBytes(output, m);
                 break;
-            case byte[] packed when _encoding == SetEncoding.Intset:
+            case byte[] packed:
+                output.Write(packed.AsSpan(Listpack.FirstEntry(packed))); // already (varint length, bytes) entries, as the payload writes them
+                break;
+            default:
             {
                 Span<byte> text = stackalloc byte[20];
-                for (int i = 0; i < _count; i++)
+                int count = IntSet.Count(_data);
+                for (int i = 0; i < count; i++)
                 {
-                    IntSet.Get(packed, _width, i).TryFormat(text, out int n, default, CultureInfo.InvariantCulture);
+                    IntSet.Get(_data, i).TryFormat(text, out int n, default, CultureInfo.InvariantCulture);
                     PayloadWriter.WriteBytes(output, text[..n]);
                 }
                 break;
             }
-            case byte[] packed:
-                output.Write(packed); // already (varint length, bytes) entries, as the payload writes them
-                break;
         }
     }
 
@@ -347,7 +344,6 @@ public sealed class SetObject : CollectionObject
         ulong encoding = reader.ReadVarint();
         if (encoding > (ulong)SetEncoding.Hashtable) throw new InvalidDataException("a set payload names an unknown encoding");
         int count = reader.ReadCount();
-        var set = new SetObject();
         var seen = new HashSet<byte[]>(Math.Min(count, 1 << 16), ByteArrayComparer.Instance);
         var members = new List<byte[]>(Math.Min(count, 1 << 16));
         for (int i = 0; i < count; i++)
@@ -356,6 +352,7 @@ public sealed class SetObject : CollectionObject
             if (!seen.Add(m)) throw new InvalidDataException("a set payload repeats a member");
             members.Add(m);
         }
+        var set = new SetObject();
         switch ((SetEncoding)encoding)
         {
             case SetEncoding.Intset:
@@ -364,22 +361,12 @@ public sealed class SetObject : CollectionObject
                 for (int i = 0; i < values.Length; i++)
                     if (!NumberParsing.TryParseInt64(members[i], out values[i])) throw new InvalidDataException("an intset payload holds a member that is not an integer");
                 Array.Sort(values);
-                set._data = IntSet.Build(values, out int width);
-                set._width = (byte)width;
-                set._count = values.Length;
+                set._data = IntSet.Build(values);
                 break;
             }
             case SetEncoding.Listpack:
-            {
-                int bytes = 0;
-                foreach (var m in members) bytes += Listpack.EntrySize(m.Length);
-                var packed = GC.AllocateUninitializedArray<byte>(bytes);
-                int w = 0;
-                foreach (var m in members) w += Listpack.WriteEntry(packed.AsSpan(w), m);
-                set._data = packed;
-                set._count = members.Count;
+                set._data = Pack(members);
                 break;
-            }
             default:
             {
                 var table = new SetTable(members.Count);
@@ -388,7 +375,6 @@ public sealed class SetObject : CollectionObject
                 break;
             }
         }
-        set._encoding = (SetEncoding)encoding;
         return set;
     }
 }

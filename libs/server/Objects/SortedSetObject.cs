@@ -2,13 +2,13 @@
 // (score, member bytes), members of equal score in byte order (memcmp, shorter first on a common prefix), as Redis.
 // Two forms, as Redis's two encodings:
 //  - "listpack" while count <= zset-max-listpack-entries and every member <= zset-max-listpack-value bytes: the
-//    elements packed in one byte[] in order, each a Listpack entry (varint length, member) followed by its score as an
-//    8-byte little-endian double; every operation walks it (at most the limit's elements);
+//    count and the elements packed in one byte[] in order, each a Listpack entry (varint length, member) followed by
+//    its score as an 8-byte little-endian double; every operation walks it (at most the limit's elements);
 //  - "skiplist" past a limit, for good (as Redis converts once and never back): a ZSkipList, Redis's skip list with
 //    spans (rank, element-by-index and the index of a score or lex bound in O(log n) expected) plus a hash table from
 //    member to node (ZSCORE and membership in O(1)).
 // Invariants:
-//  - _data is the packed byte[] or a ZSkipList; _count is the number of elements of the packed form.
+//  - _data is the counted packed byte[] (see Listpack) or a ZSkipList: the object's only field (24 bytes).
 //  - The packed array is never written once held (a change builds a new one), so Clone shares it; member arrays in the
 //    skip list never change once stored (a Clone shares them). Arrays handed out are never changed afterwards.
 //  - No score is NaN; -0 and 0 are one score (an update between them changes nothing, as in Redis).
@@ -21,12 +21,11 @@ namespace Garnet.server.Objects;
 public sealed class SortedSetObject : CollectionObject
 {
     private object _data = Array.Empty<byte>();
-    private int _count;
 
     public SortedSetObject() { }
 
     public override ObjectKind Kind => ObjectKind.SortedSet;
-    public override long Count => _data is ZSkipList z ? z.Count : _count;
+    public override long Count => _data is ZSkipList z ? z.Count : Listpack.CountOf((byte[])_data);
     public override long HeapBytes => _data is byte[] p ? BaseBytes + ElementBytes(p.Length) : BaseBytes + ((ZSkipList)_data).HeapBytes;
     public override string Encoding => _data is byte[] ? "listpack" : "skiplist";
 
@@ -53,7 +52,7 @@ public sealed class SortedSetObject : CollectionObject
     /// <summary>Offset, size and score of member's element in p; false when absent.</summary>
     private static bool FindPacked(ReadOnlySpan<byte> p, ReadOnlySpan<byte> member, out int at, out int size, out double score)
     {
-        int pos = 0;
+        int pos = Listpack.FirstEntry(p);
         while (pos < p.Length)
         {
             at = pos;
@@ -67,15 +66,15 @@ public sealed class SortedSetObject : CollectionObject
     /// <summary>A copy of p with (member, score), not in it, inserted in order.</summary>
     private static byte[] InsertPacked(ReadOnlySpan<byte> p, ReadOnlySpan<byte> member, double score)
     {
-        int pos = 0, at = p.Length;
+        int pos = Listpack.FirstEntry(p), at = p.Length;
         while (pos < p.Length)
         {
             int start = pos;
             var m = NextPacked(p, ref pos, out double s);
             if (s > score || (s == score && m.SequenceCompareTo(member) > 0)) { at = start; break; }
         }
-        var result = Listpack.Splice(p, at, 0, PackedSize(member.Length));
-        WritePacked(result.AsSpan(at), member, score);
+        var result = Listpack.SpliceCounted(p, Listpack.CountOf(p) + 1, at, 0, PackedSize(member.Length), out int w);
+        WritePacked(result.AsSpan(w), member, score);
         return result;
     }
 
@@ -84,16 +83,15 @@ public sealed class SortedSetObject : CollectionObject
     {
         if (_data is ZSkipList done) return done;
         var p = (byte[])_data;
-        var z = new ZSkipList(_count);
+        var z = new ZSkipList(Listpack.CountOf(p));
         var appender = new ZSkipList.Appender(z);
-        int pos = 0;
+        int pos = Listpack.FirstEntry(p);
         while (pos < p.Length)
         {
             var m = NextPacked(p, ref pos, out double s);
             appender.Append(m.ToArray(), s);
         }
         _data = z;
-        _count = 0;
         return z;
     }
 
@@ -122,13 +120,12 @@ public sealed class SortedSetObject : CollectionObject
             if (FindPacked(p, member, out int at, out int size, out double old))
             {
                 if (old == score) return false; // -0 and 0 are one score, as in Redis
-                _data = InsertPacked(Listpack.Splice(p, at, size, 0), member, score);
+                _data = InsertPacked(Listpack.SpliceCounted(p, Listpack.CountOf(p) - 1, at, size, 0, out _), member, score);
                 return false;
             }
-            if (_count + 1 <= EncodingLimits.ZSetMaxListpackEntries && member.Length <= EncodingLimits.ZSetMaxListpackValue)
+            if (Listpack.CountOf(p) + 1 <= EncodingLimits.ZSetMaxListpackEntries && member.Length <= EncodingLimits.ZSetMaxListpackValue)
             {
                 _data = InsertPacked(p, member, score);
-                _count++;
                 return true;
             }
             ToSkipList();
@@ -142,8 +139,7 @@ public sealed class SortedSetObject : CollectionObject
         if (_data is ZSkipList z) return z.Remove(member);
         var p = (byte[])_data;
         if (!FindPacked(p, member, out int at, out int size, out _)) return false;
-        _data = Listpack.Splice(p, at, size, 0);
-        _count--;
+        _data = Listpack.SpliceCounted(p, Listpack.CountOf(p) - 1, at, size, 0, out _);
         return true;
     }
 
@@ -158,13 +154,13 @@ public sealed class SortedSetObject : CollectionObject
             return result;
         }
         var p = (byte[])_data;
-        int pos = 0, at = 0;
+        int count = Listpack.CountOf(p);
+        int pos = Listpack.FirstEntry(p), at = pos;
         ReadOnlySpan<byte> m = default;
         double s = 0;
-        for (int i = 0; i < (max ? _count : 1); i++) { at = pos; m = NextPacked(p, ref pos, out s); }
+        for (int i = 0; i < (max ? count : 1); i++) { at = pos; m = NextPacked(p, ref pos, out s); }
         var member = m.ToArray();
-        _data = Listpack.Splice(p, at, pos - at, 0);
-        _count--;
+        _data = Listpack.SpliceCounted(p, count - 1, at, pos - at, 0, out _);
         return (member, s);
     }
 
@@ -184,7 +180,7 @@ public sealed class SortedSetObject : CollectionObject
             return x == ZSkipList.Nil ? -1 : z.Rank(x);
         }
         var p = (byte[])_data;
-        int pos = 0;
+        int pos = Listpack.FirstEntry(p);
         for (long i = 0; pos < p.Length; i++) if (NextPacked(p, ref pos, out _).SequenceEqual(member)) return i;
         return -1;
     }
@@ -193,9 +189,9 @@ public sealed class SortedSetObject : CollectionObject
     public (byte[] Member, double Score) ElementAt(long index)
     {
         if (_data is ZSkipList z) { int x = z.At(index); return (z.Member(x), z.Score(x)); }
-        if (index < 0 || index >= _count) throw new ArgumentOutOfRangeException(nameof(index));
         var p = (byte[])_data;
-        int pos = 0;
+        if (index < 0 || index >= Listpack.CountOf(p)) throw new ArgumentOutOfRangeException(nameof(index));
+        int pos = Listpack.FirstEntry(p);
         for (long i = 0; i < index; i++) NextPacked(p, ref pos, out _);
         var m = NextPacked(p, ref pos, out double s);
         return (m.ToArray(), s);
@@ -220,8 +216,8 @@ public sealed class SortedSetObject : CollectionObject
         }
         var p = (byte[])_data;
         long lo = backward ? Math.Max(0, index - count + 1) : index;
-        long hi = backward ? index : Math.Min(_count - 1, index + count - 1);
-        int at = into.Count, pos = 0;
+        long hi = backward ? index : Math.Min(Listpack.CountOf(p) - 1, index + count - 1);
+        int at = into.Count, pos = Listpack.FirstEntry(p);
         for (long i = 0; i <= hi; i++)
         {
             var m = NextPacked(p, ref pos, out double s);
@@ -235,7 +231,7 @@ public sealed class SortedSetObject : CollectionObject
     {
         if (_data is ZSkipList z) return z.CountPrefix(inPrefix);
         var p = (byte[])_data;
-        int pos = 0;
+        int pos = Listpack.FirstEntry(p);
         long n = 0;
         while (pos < p.Length)
         {
@@ -288,8 +284,8 @@ public sealed class SortedSetObject : CollectionObject
         {
             if (_data is ZSkipList z) return SkipListEntries(z);
             var p = (byte[])_data;
-            var result = new (byte[], double)[_count];
-            int pos = 0;
+            var result = new (byte[], double)[Listpack.CountOf(p)];
+            int pos = Listpack.FirstEntry(p);
             for (int i = 0; i < result.Length; i++) { var m = NextPacked(p, ref pos, out double s); result[i] = (m.ToArray(), s); }
             return result;
         }
@@ -305,15 +301,14 @@ public sealed class SortedSetObject : CollectionObject
     public static SortedSetObject FromSorted(IReadOnlyList<(byte[] Member, double Score)> sorted)
     {
         var result = new SortedSetObject();
-        int maxLength = 0, bytes = 0;
+        int maxLength = 0, bytes = sorted.Count == 0 ? 0 : Listpack.VarintSize(sorted.Count);
         foreach (var (m, _) in sorted) { maxLength = Math.Max(maxLength, m.Length); bytes += PackedSize(m.Length); }
         if (sorted.Count <= EncodingLimits.ZSetMaxListpackEntries && maxLength <= EncodingLimits.ZSetMaxListpackValue)
         {
             var p = GC.AllocateUninitializedArray<byte>(bytes);
-            int w = 0;
+            int w = sorted.Count == 0 ? 0 : Listpack.WriteVarint(p, sorted.Count);
             foreach (var (m, sc) in sorted) w += WritePacked(p.AsSpan(w), m, sc);
             result._data = p;
-            result._count = sorted.Count;
             return result;
         }
         var z = new ZSkipList(sorted.Count);
@@ -333,7 +328,7 @@ public sealed class SortedSetObject : CollectionObject
 
     public override CollectionObject Clone() =>
         // The packed array is never written once held: shared. The skip list is copied (its member arrays shared).
-        new SortedSetObject { _data = _data is ZSkipList z ? z.Clone() : _data, _count = _count };
+        new SortedSetObject { _data = _data is ZSkipList z ? z.Clone() : _data };
 
     public override void WritePayload(IBufferWriter<byte> output)
     {
@@ -341,7 +336,7 @@ public sealed class SortedSetObject : CollectionObject
         PayloadWriter.WriteVarint(output, (ulong)Count);
         if (_data is byte[] p)
         {
-            output.Write(p); // already (varint length, member, 8-byte little-endian score) elements, as the payload writes them
+            output.Write(p.AsSpan(Listpack.FirstEntry(p))); // already (varint length, member, 8-byte little-endian score) elements, as the payload writes them
             return;
         }
         var z = (ZSkipList)_data;
@@ -373,7 +368,7 @@ public sealed class SortedSetObject : CollectionObject
         }
         var elements = new List<(byte[] Member, double Score)>(Math.Min(count, 1 << 16));
         var seen = new HashSet<byte[]>(Math.Min(count, 1 << 16), ByteArrayComparer.Instance);
-        int bytes = 0;
+        int bytes = count == 0 ? 0 : Listpack.VarintSize(count);
         for (int i = 0; i < count; i++)
         {
             var e = ReadElement(ref reader, i, previous);
@@ -383,10 +378,9 @@ public sealed class SortedSetObject : CollectionObject
             previous = e;
         }
         var p = GC.AllocateUninitializedArray<byte>(bytes);
-        int w = 0;
+        int w = count == 0 ? 0 : Listpack.WriteVarint(p, count);
         foreach (var (m, sc) in elements) w += WritePacked(p.AsSpan(w), m, sc);
         result._data = p;
-        result._count = count;
         return result;
     }
 
