@@ -73,15 +73,26 @@ public static class ListCommands
     public static void LRange(RespServerSession s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
+        // The range is copied out in one array (the reply is written after the key's lock is released), or item by
+        // item when it is huge.
+        var lengths = new List<int>();
+        byte[]? blob = [];
         var items = new List<byte[]>();
         var op = ListOp(l =>
         {
+            lengths.Clear();
             items.Clear();
-            if (Normalize(l.Count, ref start, ref stop)) l.CopyRange(start, stop, items);
+            if (!Normalize(l.Count, ref start, ref stop)) return false;
+            lengths.EnsureCapacity((int)Math.Min(stop - start + 1, 1 << 20));
+            blob = l.CopyRange(start, stop, lengths);
+            if (blob is null) l.CopyRange(start, stop, items);
             return false;
         });
         if (!Run(s, s.Arg(1), op, write: false)) return;
-        WriteItems(s, items);
+        if (blob is null) { WriteItems(s, items); return; }
+        s.Writer.WriteArrayHeader(lengths.Count);
+        int at = 0;
+        foreach (int n in lengths) { s.Writer.WriteBulkString(blob.AsSpan(at, n)); at += n; }
     }
 
     public static void LIndex(RespServerSession s)

@@ -453,6 +453,29 @@ public sealed class ListObject : CollectionObject
         for (var c = GetCursor(start, reverse: false); c.MoveNext() && c.Index <= stop;) into.Add(c.Current.ToArray());
     }
 
+    /// <summary>The items [start, stop] (inclusive, in range) copied back to back into one array (one allocation for a
+    /// whole range); their lengths are added to lengths. Null (nothing added) when they hold more than 1 GB.</summary>
+    public byte[]? CopyRange(long start, long stop, List<int> lengths)
+    {
+        if (start > stop) return [];
+        var blob = new byte[Math.Min(4096, (int)Math.Min(int.MaxValue, (stop - start + 1) * 16))];
+        int w = 0;
+        for (var c = GetCursor(start, reverse: false); c.MoveNext() && c.Index <= stop;)
+        {
+            var item = c.Current;
+            if (w + item.Length > blob.Length)
+            {
+                long want = Math.Max((long)blob.Length * 2, (long)w + item.Length);
+                if (want > 1L << 30) { lengths.Clear(); return null; }
+                Array.Resize(ref blob, (int)want);
+            }
+            item.CopyTo(blob.AsSpan(w));
+            w += item.Length;
+            lengths.Add(item.Length);
+        }
+        return blob;
+    }
+
     /// <summary>Keeps only the items in [start, stop] (inclusive, in range).</summary>
     public void Trim(long start, long stop)
     {
@@ -547,58 +570,67 @@ public sealed class ListObject : CollectionObject
     {
         private readonly ListObject _list;
         private readonly bool _reverse;
-        private int _node, _pos, _at, _length;
+        private byte[] _buf;
+        private int _node, _pos, _limit, _at, _length;
         private long _index;
         private bool _done, _started;
 
         internal Cursor(ListObject list, int node, int pos, bool reverse, long index, bool done)
         {
             _list = list;
+            _reverse = reverse;
             _node = node;
             _pos = pos;
-            _reverse = reverse;
             _index = index;
             _done = done;
             _started = false;
             _at = _length = 0;
+            if (done) { _buf = []; _limit = 0; return; }
+            var n = list.NodeAt(node);
+            _buf = n.Buf;
+            _limit = reverse ? n.Start : n.End;
         }
 
         /// <summary>The index of the current item.</summary>
         public readonly long Index => _index;
 
-        public readonly ReadOnlySpan<byte> Current => _list.NodeAt(_node).Buf.AsSpan(_at, _length);
+        public readonly ReadOnlySpan<byte> Current => new(_buf, _at, _length);
 
         public bool MoveNext()
         {
             if (_done) return false;
             if (_started) _index += _reverse ? -1 : 1;
             _started = true;
+            if (_pos == _limit && !NextNode()) return false;
             if (!_reverse)
             {
-                var n = _list.NodeAt(_node);
-                if (_pos == n.End)
-                {
-                    if (++_node >= _list._nodeCount) { _done = true; return false; }
-                    n = _list.NodeAt(_node);
-                    _pos = n.Start;
-                }
-                _at = ReadItem(n.Buf, ref _pos, out _length);
-                return true;
+                byte b = _buf[_pos];
+                if (b < 0x80) { _length = b; _at = _pos + 1; _pos = _at + b + 1; }
+                else _at = ReadItem(_buf, ref _pos, out _length);
             }
             else
             {
-                var n = _list.NodeAt(_node);
-                if (_pos == n.Start)
+                byte b = _buf[_pos - 1];
+                if (b < 0x80) { _length = b; _at = _pos - 1 - b; _pos = _at - 1; }
+                else
                 {
-                    if (--_node < 0) { _done = true; return false; }
-                    n = _list.NodeAt(_node);
-                    _pos = n.End;
+                    int end = _pos;
+                    _pos = StartOfItemEndingAt(_buf, end, out _length);
+                    _at = end - Listpack.VarintSize(_length) - _length;
                 }
-                int end = _pos;
-                _pos = StartOfItemEndingAt(n.Buf, end, out _length);
-                _at = end - Listpack.VarintSize(_length) - _length;
-                return true;
             }
+            return true;
+        }
+
+        private bool NextNode()
+        {
+            _node += _reverse ? -1 : 1;
+            if (_node < 0 || _node >= _list._nodeCount) { _done = true; return false; }
+            var n = _list.NodeAt(_node);
+            _buf = n.Buf;
+            _pos = _reverse ? n.End : n.Start;
+            _limit = _reverse ? n.Start : n.End;
+            return true;
         }
     }
 
