@@ -11,7 +11,7 @@
 //  - For a link at level i >= 1, the span is the number of level-0 steps it covers; for a null link, the number of
 //    elements after the node (so that an insert after it can split it without a walk).
 //  - Every element is in exactly one bucket chain (_buckets[hash & mask] through _chain); _buckets.Length is a power of
-//    two at least _count / 1 (doubled as it fills). Free node ids are chained through _chain from _freeNode and have a
+//    two at least _count (doubled as it fills). Free node ids are chained through _chain from _freeNode and have a
 //    null member; free link blocks are chained per level through their first int from _freeLinks[level].
 //  - Member arrays are never changed once stored (a Clone shares them; arrays handed out stay as they are).
 //  - No score is NaN; -0 and 0 are one score.
@@ -147,7 +147,7 @@ internal sealed class ZSkipList
             else
             {
                 int need = 2 * (level - 1);
-                if (_linksUsed + need > _links.Length) Array.Resize(ref _links, Math.Max(_links.Length * 2, _linksUsed + need));
+                if (_linksUsed + need > _links.Length) Array.Resize(ref _links, Math.Max(_links.Length + _links.Length / 2, _linksUsed + need));
                 off = _linksUsed;
                 _linksUsed += need;
             }
