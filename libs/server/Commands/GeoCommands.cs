@@ -386,6 +386,7 @@ public static class GeoCommands
     {
         var cells = GeoHash.SearchCells(r.Shape, out _);
         var points = new List<Point>();
+        var cellMembers = new List<(byte[] Member, double Score)>();
         long limit = r.Any ? r.Count : 0;
         int lastScanned = 0; // as Redis: 0 also means none, so the centre is never compared with its north neighbour
         for (int i = 0; i < cells.Length; i++)
@@ -394,11 +395,17 @@ public static class GeoCommands
             if (lastScanned != 0 && cells[i] == cells[lastScanned]) continue; // huge radii: a neighbour can repeat
             if (limit != 0 && points.Count >= limit) break;
             var (min, max) = GeoHash.ScoreRange(cells[i]);
-            for (var n = z.FirstAtLeast(min); n is not null && n.Score < max; n = n.Next)
+            var (first, last) = z.ScoreRange(new ScoreBound(min, Exclusive: false), new ScoreBound(max, Exclusive: true));
+            if (first <= last)
             {
-                if (GeoHash.Within(r.Shape, n.Score, out double lon, out double lat, out double dist))
-                    points.Add(new Point(n.Member, n.Score, lon, lat, dist));
-                if (limit != 0 && points.Count >= limit) break;
+                cellMembers.Clear();
+                z.CopyRange(first, last - first + 1, backward: false, cellMembers);
+                foreach (var (member, score) in cellMembers)
+                {
+                    if (GeoHash.Within(r.Shape, score, out double lon, out double lat, out double dist))
+                        points.Add(new Point(member, score, lon, lat, dist));
+                    if (limit != 0 && points.Count >= limit) break;
+                }
             }
             lastScanned = i;
         }

@@ -73,8 +73,9 @@ public static class ListCommands
     public static void LRange(RespServerSession s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
-        // Written while the list is read (under its record's shared lock): a huge range takes the reply's bytes, not a
-        // copy of its items first, and stops at the output limit (RespWriter.Limit).
+        // Written while the list is read (under its record's shared lock), walking the packed nodes with a cursor: a
+        // huge range takes the reply's bytes, not a copy of its items first, and stops at the output limit
+        // (RespWriter.Limit).
         int mark = s.Writer.Length;
         bool found = false;
         var op = ListOp(l =>
@@ -84,7 +85,8 @@ public static class ListCommands
             long from = start, to = stop;
             if (!Normalize(l.Count, ref from, ref to)) { s.Writer.WriteArrayHeader(0); return false; }
             s.Writer.WriteArrayHeader((int)(to - from + 1));
-            for (long i = from; i <= to; i++) s.Writer.WriteBulkString(l[i]);
+            var cursor = l.GetCursor(from, reverse: false);
+            for (long i = from; i <= to && cursor.MoveNext(); i++) s.Writer.WriteBulkString(cursor.Current);
             return false;
         });
         if (!Run(s, s.Arg(1), op, write: false)) return;
@@ -134,15 +136,11 @@ public static class ListCommands
         long result = 0;
         var op = ListOp(l =>
         {
-            for (long i = 0; i < l.Count; i++)
-            {
-                if (!l[i].AsSpan().SequenceEqual(pivot)) continue;
-                l.Insert(before ? i : i + 1, value);
-                result = l.Count;
-                return true;
-            }
-            result = -1;
-            return false;
+            long i = l.IndexOf(pivot);
+            if (i < 0) { result = -1; return false; }
+            l.Insert(before ? i : i + 1, value);
+            result = l.Count;
+            return true;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
         s.Writer.WriteInteger(result);
@@ -155,18 +153,7 @@ public static class ListCommands
         long removed = 0;
         var op = ListOp(l =>
         {
-            removed = 0;
-            long limit = count == 0 ? long.MaxValue : Math.Abs(count);
-            if (count >= 0)
-            {
-                for (long i = 0; i < l.Count && removed < limit;)
-                    if (l[i].AsSpan().SequenceEqual(value)) { l.RemoveAt(i); removed++; } else i++;
-            }
-            else
-            {
-                for (long i = l.Count - 1; i >= 0 && removed < limit; i--)
-                    if (l[i].AsSpan().SequenceEqual(value)) { l.RemoveAt(i); removed++; }
-            }
+            removed = l.RemoveAll(value, count);
             return removed > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
@@ -179,7 +166,7 @@ public static class ListCommands
         var op = ListOp(l =>
         {
             long a = start, b = stop;
-            if (!Normalize(l.Count, ref a, ref b)) { while (l.Count > 0) l.PopTail(); return true; } // empty: the key goes
+            if (!Normalize(l.Count, ref a, ref b)) { l.Clear(); return true; } // empty: the key goes
             if (a == 0 && b == l.Count - 1) return false;
             l.Trim(a, b);
             return true;
@@ -219,13 +206,12 @@ public static class ListCommands
             found.Clear();
             long want = count < 0 ? 1 : count == 0 ? long.MaxValue : count;
             long skip = Math.Abs(rank) - 1, looked = 0;
-            for (long k = 0; k < l.Count && found.Count < want; k++)
+            for (var c = l.GetCursor(rank > 0 ? 0 : l.Count - 1, reverse: rank < 0); found.Count < want && c.MoveNext();)
             {
                 if (maxLen != 0 && looked++ >= maxLen) break;
-                long i = rank > 0 ? k : l.Count - 1 - k;
-                if (!l[i].AsSpan().SequenceEqual(value)) continue;
+                if (!c.Current.SequenceEqual(value)) continue;
                 if (skip > 0) { skip--; continue; }
-                found.Add(i);
+                found.Add(c.Index);
             }
             return false;
         });

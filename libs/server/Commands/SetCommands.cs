@@ -115,7 +115,7 @@ public static class SetCommands
             if (whole)
             {
                 popped.AddRange(set.Members);
-                while (set.Count > 0) set.RemoveAt((int)set.Count - 1);
+                set.Clear();
                 return true;
             }
             for (long i = 0; i < count; i++) popped.Add(set.RemoveAt(Random.Shared.Next((int)set.Count)));

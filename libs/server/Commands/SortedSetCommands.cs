@@ -483,16 +483,8 @@ public static class SortedSetCommands
     }
 
     /// <summary>Adds count elements from index on (going back when backward) to items.</summary>
-    private static void Walk(SortedSetObject z, long index, long count, bool backward, List<(byte[], double)> items)
-    {
-        if (count <= 0) return;
-        var node = z.At(index);
-        for (long i = 0; i < count && node is not null; i++)
-        {
-            items.Add((node.Member, node.Score));
-            node = backward ? node.Backward : node.Next;
-        }
-    }
+    private static void Walk(SortedSetObject z, long index, long count, bool backward, List<(byte[], double)> items) =>
+        z.CopyRange(index, count, backward, items);
 
     /// <summary>Stores sorted (ordered, distinct) elements at dest, replacing its value, or deletes dest when there are
     /// none; replies with the count (the store commands).</summary>
@@ -592,12 +584,7 @@ public static class SortedSetCommands
         {
             popped.Clear();
             found = true;
-            for (long i = 0; i < count && z.Count > 0; i++)
-            {
-                var node = max ? z.Last! : z.First!;
-                popped.Add((node.Member, node.Score));
-                z.Remove(node.Member);
-            }
+            for (long i = 0; i < count && z.Count > 0; i++) popped.Add(z.Pop(max));
             return popped.Count > 0;
         });
         s.Storage.UpdateObject(key, op, db);
@@ -707,8 +694,7 @@ public static class SortedSetCommands
         {
             long i = Random.Shared.NextInt64(z.Count);
             if (!indexes.Add(i)) continue;
-            var node = z.At(i);
-            result.Add((node.Member, node.Score));
+            result.Add(z.ElementAt(i));
         }
         return result;
     }

@@ -74,7 +74,7 @@ public abstract class CollectionObject
     }
 
     /// <summary>Bytes an element of length bytes takes on the heap (array header and padding included).</summary>
-    protected static long ElementBytes(int length) => 24 + ((length + 7) & ~7L);
+    protected internal static long ElementBytes(int length) => 24 + ((length + 7) & ~7L);
 }
 
 /// <summary>Length-prefixed element bytes of object payloads: a varint length, then the bytes.</summary>
@@ -105,6 +105,16 @@ public ref struct PayloadReader
         ulong n = ReadVarint();
         if (n > int.MaxValue) throw new InvalidDataException("object payload holds an impossible count");
         return (int)n;
+    }
+
+    /// <summary>The next element's bytes, in place.</summary>
+    public ReadOnlySpan<byte> ReadSpan()
+    {
+        int n = ReadCount();
+        if (n > _bytes.Length - _at) throw new InvalidDataException("object payload ends inside an element");
+        var v = _bytes.Slice(_at, n);
+        _at += n;
+        return v;
     }
 
     public byte[] ReadBytes()

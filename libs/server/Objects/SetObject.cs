@@ -1,14 +1,22 @@
-// SetObject: a Redis set: distinct byte strings with O(1) add, remove, membership and random pick (members live in a
-// list, and a dictionary maps each member to its slot; a removal moves the last member into the freed slot).
-// Encoding, as Redis decides and reports it (see docs/objects-sets.md):
+// SetObject: a Redis set of distinct byte strings, in the form of the encoding Redis would give it (see
+// docs/objects-sets.md):
 //  - "intset" while every member is an integer (Redis's string2ll: canonical signed 64-bit decimal) and the set has at
-//    most set-max-intset-entries members; members are then listed in ascending numeric order, as an intset lists them;
-//  - "listpack" while the set has at most set-max-listpack-entries members, each at most set-max-listpack-value bytes;
-//  - "hashtable" otherwise. Conversions only go up (intset -> listpack or hashtable, listpack -> hashtable), never back.
-// All encodings share the one representation for now; the encoding is what OBJECT ENCODING answers and what a copy
-// (DUMP, checkpoint, object log) keeps.
-// Invariants: _items[_index[m]] == m for every member m; HeapBytes counts every member, updated by every change.
+//    most set-max-intset-entries members: an IntSet (sorted integers in an array of the smallest width, 2/4/8 bytes);
+//    members are listed in ascending numeric order;
+//  - "listpack" while the set has at most set-max-listpack-entries members, each at most set-max-listpack-value bytes:
+//    the members packed in one byte[] (Listpack entries) in insertion order; membership walks it;
+//  - "hashtable" otherwise: members in a list plus a dictionary from member to its slot (O(1) add, remove, membership,
+//    random pick; a removal moves the last member into the freed slot).
+// Conversions only go up (intset -> listpack or hashtable, listpack -> hashtable), never back, with Redis's rules.
+// Invariants:
+//  - _data is the form and says the encoding: an IntSet array (short[], int[] or long[]: the width), a counted Listpack
+//    byte[], or a SetTable. It is the object's only field, so a set object takes the .NET minimum of 24 bytes.
+//  - Packed arrays are never written once held (a change builds a new array), so Clone shares them; a table's member
+//    arrays never change once stored (shared by a table's Clone). In a table, Items[Index[m]] == m for every member m.
+//  - HeapBytes: packed = fixed cost + the array; hashtable = fixed cost + per member its array, dictionary entry and
+//    list slot, kept by every change (O(1) to read).
 using System.Buffers;
+using System.Globalization;
 using System.Runtime.InteropServices;
 using Garnet.server.Storage;
 
@@ -18,63 +26,132 @@ public enum SetEncoding : byte { Intset = 0, Listpack = 1, Hashtable = 2 }
 
 public sealed class SetObject : CollectionObject
 {
-    /// <summary>Bytes one member costs besides its array: its dictionary entry and its list slot.</summary>
+    /// <summary>Bytes one member costs in the hashtable form besides its array: its dictionary entry and its list slot.</summary>
     private const long EntryBytes = 32 + 8;
 
-    private readonly List<byte[]> _items;
-    private readonly Dictionary<byte[], int> _index;
-    private readonly Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
-    private long _heapBytes = BaseBytes;
-    private SetEncoding _encoding = SetEncoding.Intset;
-
-    public SetObject() : this(0) { }
-
-    private SetObject(int capacity)
+    /// <summary>The hashtable form.</summary>
+    private sealed class SetTable
     {
-        _items = new List<byte[]>(capacity);
-        _index = new Dictionary<byte[], int>(capacity, ByteArrayComparer.Instance);
-        _lookup = _index.GetAlternateLookup<ReadOnlySpan<byte>>();
+        public readonly List<byte[]> Items;
+        public readonly Dictionary<byte[], int> Index;
+        public long HeapBytes;
+
+        public SetTable(int capacity)
+        {
+            Items = new List<byte[]>(capacity);
+            Index = new Dictionary<byte[], int>(capacity, ByteArrayComparer.Instance);
+        }
+
+        public SetTable(SetTable other)
+        {
+            Items = new List<byte[]>(other.Items);
+            Index = new Dictionary<byte[], int>(other.Index, ByteArrayComparer.Instance);
+            HeapBytes = other.HeapBytes;
+        }
+
+        public Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> Lookup => Index.GetAlternateLookup<ReadOnlySpan<byte>>();
+
+        public void Add(byte[] member)
+        {
+            Index.Add(member, Items.Count);
+            Items.Add(member);
+            HeapBytes += ElementBytes(member.Length) + EntryBytes;
+        }
+
+        public void RemoveSlot(int slot, byte[] member)
+        {
+            int last = Items.Count - 1;
+            if (slot != last)
+            {
+                var moved = Items[last];
+                Items[slot] = moved;
+                CollectionsMarshal.GetValueRefOrNullRef(Index, moved) = slot;
+            }
+            Items.RemoveAt(last);
+            HeapBytes -= ElementBytes(member.Length) + EntryBytes;
+        }
     }
 
-    private SetObject(SetObject other)
-    {
-        _items = new List<byte[]>(other._items);
-        _index = new Dictionary<byte[], int>(other._index, ByteArrayComparer.Instance);
-        _lookup = _index.GetAlternateLookup<ReadOnlySpan<byte>>();
-        _heapBytes = other._heapBytes;
-        _encoding = other._encoding;
-    }
+    /// <summary>The form: an intset array (short[], int[] or long[]), the counted listpack byte[], or the SetTable.</summary>
+    private object _data = Array.Empty<short>();
+
+    public SetObject() { }
 
     public override ObjectKind Kind => ObjectKind.Set;
-    public override long Count => _items.Count;
-    public override long HeapBytes => _heapBytes;
-    public SetEncoding SetEncoding => _encoding;
 
-    public override string Encoding => _encoding switch
+    public override long Count => _data switch
+    {
+        SetTable t => t.Items.Count,
+        byte[] packed => Listpack.CountOf(packed),
+        _ => IntSet.Count(_data),
+    };
+
+    public override long HeapBytes => BaseBytes + _data switch
+    {
+        SetTable t => t.HeapBytes,
+        byte[] packed => ElementBytes(packed.Length),
+        _ => IntSet.HeapBytes(_data),
+    };
+
+    public SetEncoding SetEncoding => _data switch
+    {
+        SetTable => SetEncoding.Hashtable,
+        byte[] => SetEncoding.Listpack,
+        _ => SetEncoding.Intset,
+    };
+
+    public override string Encoding => SetEncoding switch
     {
         SetEncoding.Intset => "intset",
         SetEncoding.Listpack => "listpack",
         _ => "hashtable",
     };
 
-    /// <summary>The members in slot order (no copy: read it only inside the operation that has the set).</summary>
-    public IReadOnlyList<byte[]> Slots => _items;
+    private static byte[] Decimal(long v) => System.Text.Encoding.ASCII.GetBytes(v.ToString(CultureInfo.InvariantCulture));
 
-    /// <summary>The members; ascending numeric order while the set is an intset (as Redis lists an intset).</summary>
-    public IReadOnlyList<byte[]> Members
+    /// <summary>
+    /// The members in slot order: RemoveAt(i) removes Slots[i]. No copy in the hashtable form (read it only inside the
+    /// operation that has the set); a fresh array in the packed forms (ascending for an intset, insertion order for a
+    /// listpack).
+    /// </summary>
+    public IReadOnlyList<byte[]> Slots => _data is SetTable t ? t.Items : PackedMembers();
+
+    /// <summary>The members (a copy); ascending numeric order while the set is an intset (as Redis lists an intset).</summary>
+    public IReadOnlyList<byte[]> Members => _data is SetTable t ? t.Items.ToArray() : PackedMembers();
+
+    private byte[][] PackedMembers()
     {
-        get
+        if (_data is byte[] packed)
         {
-            if (_encoding != SetEncoding.Intset || _items.Count < 2) return _items.ToArray();
-            var sorted = _items.ToArray();
-            var keys = new long[sorted.Length];
-            for (int i = 0; i < sorted.Length; i++) NumberParsing.TryParseInt64(sorted[i], out keys[i]);
-            Array.Sort(keys, sorted);
-            return sorted;
+            var members = new byte[Listpack.CountOf(packed)][];
+            int pos = Listpack.FirstEntry(packed);
+            for (int i = 0; i < members.Length; i++) members[i] = Listpack.Next(packed, ref pos).ToArray();
+            return members;
         }
+        var result = new byte[IntSet.Count(_data)][];
+        for (int i = 0; i < result.Length; i++) result[i] = Decimal(IntSet.Get(_data, i));
+        return result;
     }
 
-    public bool Contains(ReadOnlySpan<byte> member) => _lookup.ContainsKey(member);
+    public bool Contains(ReadOnlySpan<byte> member) => _data switch
+    {
+        SetTable t => t.Lookup.ContainsKey(member),
+        byte[] packed => FindListpack(packed, member, out _, out _),
+        _ => NumberParsing.TryParseInt64(member, out long v) && IntSet.Contains(_data, v),
+    };
+
+    /// <summary>Where member's entry is in a packed listpack set (offset, size), false when absent.</summary>
+    private static bool FindListpack(ReadOnlySpan<byte> packed, ReadOnlySpan<byte> member, out int at, out int size)
+    {
+        int pos = Listpack.FirstEntry(packed);
+        while (pos < packed.Length)
+        {
+            at = pos;
+            if (Listpack.Next(packed, ref pos).SequenceEqual(member)) { size = pos - at; return true; }
+        }
+        at = size = -1;
+        return false;
+    }
 
     /// <summary>
     /// Redis's size hint before adding <paramref name="adding"/> members (SADD's argument count): a new set whose first
@@ -83,101 +160,183 @@ public sealed class SetObject : CollectionObject
     /// </summary>
     public void PrepareForAdd(long adding, ReadOnlySpan<byte> first)
     {
-        if (_items.Count == 0 && _encoding == SetEncoding.Intset)
+        var encoding = SetEncoding;
+        if (Count == 0 && encoding == SetEncoding.Intset)
         {
             if (NumberParsing.TryParseInt64(first, out _) && adding <= IntsetLimit) return;
-            _encoding = adding <= EncodingLimits.SetMaxListpackEntries ? SetEncoding.Listpack : SetEncoding.Hashtable;
+            if (adding <= EncodingLimits.SetMaxListpackEntries) _data = Array.Empty<byte>();
+            else ToTable();
             return;
         }
-        if ((_encoding == SetEncoding.Listpack && adding > EncodingLimits.SetMaxListpackEntries)
-            || (_encoding == SetEncoding.Intset && adding > IntsetLimit))
-            _encoding = SetEncoding.Hashtable;
+        if ((encoding == SetEncoding.Listpack && adding > EncodingLimits.SetMaxListpackEntries)
+            || (encoding == SetEncoding.Intset && adding > IntsetLimit))
+            ToTable();
     }
 
     /// <summary>Adds member (copied); true when it is new.</summary>
-    public bool Add(ReadOnlySpan<byte> member)
-    {
-        if (_lookup.ContainsKey(member)) return false;
-        return AddNew(member.ToArray());
-    }
+    public bool Add(ReadOnlySpan<byte> member) => AddCore(member, null);
 
     /// <summary>Adds a member array the set may keep (it must never change afterwards); true when it is new.</summary>
-    public bool Add(byte[] member)
-    {
-        if (_index.ContainsKey(member)) return false;
-        return AddNew(member);
-    }
+    public bool Add(byte[] member) => AddCore(member, member);
 
-    private bool AddNew(byte[] member)
+    private bool AddCore(ReadOnlySpan<byte> member, byte[]? array)
     {
-        UpgradeFor(member);
-        _index.Add(member, _items.Count);
-        _items.Add(member);
-        _heapBytes += ElementBytes(member.Length) + EntryBytes;
-        if (_encoding == SetEncoding.Intset && _items.Count > IntsetLimit) _encoding = SetEncoding.Hashtable;
+        if (IntSet.Is(_data))
+        {
+            if (NumberParsing.TryParseInt64(member, out long v))
+            {
+                if (IntSet.Contains(_data, v)) return false;
+                _data = IntSet.Insert(_data, v);
+                if (IntSet.Count(_data) > IntsetLimit) ToTable();
+                return true;
+            }
+            // Redis checks the widest integer already held as well (all become strings of the listpack).
+            int count = IntSet.Count(_data);
+            int widest = count == 0 ? 0 : Math.Max(DecimalLength(IntSet.Get(_data, 0)), DecimalLength(IntSet.Get(_data, count - 1)));
+            int maxValue = EncodingLimits.SetMaxListpackValue;
+            if (count < EncodingLimits.SetMaxListpackEntries && member.Length <= maxValue && widest <= maxValue) ToListpack();
+            else ToTable();
+        }
+        if (_data is byte[] packed)
+        {
+            if (FindListpack(packed, member, out _, out _)) return false;
+            int count = Listpack.CountOf(packed);
+            if (count >= EncodingLimits.SetMaxListpackEntries || member.Length > EncodingLimits.SetMaxListpackValue) ToTable();
+            else
+            {
+                var grown = Listpack.SpliceCounted(packed, count + 1, packed.Length, 0, Listpack.EntrySize(member.Length), out int w);
+                Listpack.WriteEntry(grown.AsSpan(w), member);
+                _data = grown;
+                return true;
+            }
+        }
+        var table = (SetTable)_data;
+        if (table.Lookup.ContainsKey(member)) return false;
+        table.Add(array ?? member.ToArray());
         return true;
     }
 
-    /// <summary>The encoding change adding member (not yet a member) makes, as Redis's setTypeAddAux.</summary>
-    private void UpgradeFor(byte[] member)
-    {
-        int count = _items.Count;
-        int maxValue = EncodingLimits.SetMaxListpackValue;
-        switch (_encoding)
-        {
-            case SetEncoding.Intset:
-                if (NumberParsing.TryParseInt64(member, out _)) return;
-                // Redis checks the widest integer already held as well (all become strings of the listpack).
-                int widest = 0;
-                foreach (var m in _items) widest = Math.Max(widest, m.Length);
-                _encoding = count < EncodingLimits.SetMaxListpackEntries && member.Length <= maxValue && widest <= maxValue
-                    ? SetEncoding.Listpack : SetEncoding.Hashtable;
-                return;
-            case SetEncoding.Listpack:
-                if (count >= EncodingLimits.SetMaxListpackEntries || member.Length > maxValue) _encoding = SetEncoding.Hashtable;
-                return;
-        }
-    }
+    private static int DecimalLength(long v) => v.ToString(CultureInfo.InvariantCulture).Length;
 
     private static int IntsetLimit => Math.Min(EncodingLimits.SetMaxIntsetEntries, 1 << 30);
+
+    /// <summary>The counted listpack of the given members.</summary>
+    private static byte[] Pack(IReadOnlyList<byte[]> members)
+    {
+        if (members.Count == 0) return [];
+        int bytes = Listpack.VarintSize(members.Count);
+        foreach (var m in members) bytes += Listpack.EntrySize(m.Length);
+        var packed = GC.AllocateUninitializedArray<byte>(bytes);
+        int w = Listpack.WriteVarint(packed, members.Count);
+        foreach (var m in members) w += Listpack.WriteEntry(packed.AsSpan(w), m);
+        return packed;
+    }
+
+    /// <summary>Converts an intset to a listpack (members in ascending order, as Redis converts).</summary>
+    private void ToListpack() => _data = Pack(PackedMembers());
+
+    /// <summary>Converts a packed form to the hashtable form (for good).</summary>
+    private void ToTable()
+    {
+        if (_data is SetTable) return;
+        var members = PackedMembers();
+        var table = new SetTable(members.Length);
+        foreach (var m in members) table.Add(m);
+        _data = table;
+    }
 
     /// <summary>Removes member; true when it was there.</summary>
     public bool Remove(ReadOnlySpan<byte> member)
     {
-        if (!_lookup.Remove(member, out var key, out int slot)) return false;
-        RemoveSlot(slot, key);
-        return true;
+        switch (_data)
+        {
+            case SetTable t:
+                if (!t.Lookup.Remove(member, out var key, out int slot)) return false;
+                t.RemoveSlot(slot, key);
+                return true;
+            case byte[] packed:
+                if (!FindListpack(packed, member, out int at, out int size)) return false;
+                _data = Listpack.SpliceCounted(packed, Listpack.CountOf(packed) - 1, at, size, 0, out _);
+                return true;
+            default:
+            {
+                if (!NumberParsing.TryParseInt64(member, out long v)) return false;
+                int index = IntSet.Search(_data, v);
+                if (index < 0) return false;
+                _data = IntSet.RemoveAt(_data, index);
+                return true;
+            }
+        }
     }
 
-    /// <summary>Removes and returns the member in slot i.</summary>
+    /// <summary>Removes and returns the member in slot i (see Slots).</summary>
     public byte[] RemoveAt(int slot)
     {
-        var member = _items[slot];
-        _index.Remove(member);
-        RemoveSlot(slot, member);
-        return member;
-    }
-
-    private void RemoveSlot(int slot, byte[] member)
-    {
-        int last = _items.Count - 1;
-        if (slot != last)
+        switch (_data)
         {
-            var moved = _items[last];
-            _items[slot] = moved;
-            CollectionsMarshal.GetValueRefOrNullRef(_index, moved) = slot;
+            case SetTable t:
+            {
+                var member = t.Items[slot];
+                t.Index.Remove(member);
+                t.RemoveSlot(slot, member);
+                return member;
+            }
+            case byte[] packed:
+            {
+                int pos = Listpack.FirstEntry(packed);
+                for (int i = 0; i < slot; i++) Listpack.Skip(packed, ref pos);
+                int at = pos;
+                var member = Listpack.Next(packed, ref pos).ToArray();
+                _data = Listpack.SpliceCounted(packed, Listpack.CountOf(packed) - 1, at, pos - at, 0, out _);
+                return member;
+            }
+            default:
+            {
+                var member = Decimal(IntSet.Get(_data, slot));
+                _data = IntSet.RemoveAt(_data, slot);
+                return member;
+            }
         }
-        _items.RemoveAt(last);
-        _heapBytes -= ElementBytes(member.Length) + EntryBytes;
     }
 
-    public override CollectionObject Clone() => new SetObject(this); // member arrays never change once stored: shared
+    /// <summary>Removes every member (the encoding stays).</summary>
+    public void Clear() => _data = _data switch
+    {
+        SetTable => new SetTable(0),
+        byte[] => Array.Empty<byte>(),
+        short[] => Array.Empty<short>(),
+        int[] => Array.Empty<int>(),
+        _ => Array.Empty<long>(),
+    };
+
+    public override CollectionObject Clone() =>
+        // Packed arrays are never written once held, and a table's member arrays never change once stored: shared.
+        new SetObject { _data = _data is SetTable t ? new SetTable(t) : _data };
 
     public override void WritePayload(IBufferWriter<byte> output)
     {
-        PayloadWriter.WriteVarint(output, (ulong)_encoding);
-        PayloadWriter.WriteVarint(output, (ulong)_items.Count);
-        foreach (var m in _items) PayloadWriter.WriteBytes(output, m);
+        PayloadWriter.WriteVarint(output, (ulong)SetEncoding);
+        PayloadWriter.WriteVarint(output, (ulong)Count);
+        switch (_data)
+        {
+            case SetTable t:
+                foreach (var m in t.Items) PayloadWriter.WriteBytes(output, m);
+                break;
+            case byte[] packed:
+                output.Write(packed.AsSpan(Listpack.FirstEntry(packed))); // already (varint length, bytes) entries, as the payload writes them
+                break;
+            default:
+            {
+                Span<byte> text = stackalloc byte[20];
+                int count = IntSet.Count(_data);
+                for (int i = 0; i < count; i++)
+                {
+                    IntSet.Get(_data, i).TryFormat(text, out int n, default, CultureInfo.InvariantCulture);
+                    PayloadWriter.WriteBytes(output, text[..n]);
+                }
+                break;
+            }
+        }
     }
 
     internal static SetObject ReadPayload(ref PayloadReader reader)
@@ -185,16 +344,37 @@ public sealed class SetObject : CollectionObject
         ulong encoding = reader.ReadVarint();
         if (encoding > (ulong)SetEncoding.Hashtable) throw new InvalidDataException("a set payload names an unknown encoding");
         int count = reader.ReadCount();
-        var set = new SetObject(Math.Min(count, 1 << 16));
+        var seen = new HashSet<byte[]>(Math.Min(count, 1 << 16), ByteArrayComparer.Instance);
+        var members = new List<byte[]>(Math.Min(count, 1 << 16));
         for (int i = 0; i < count; i++)
         {
             var m = reader.ReadBytes();
-            if (set._index.ContainsKey(m)) throw new InvalidDataException("a set payload repeats a member");
-            set._index.Add(m, set._items.Count);
-            set._items.Add(m);
-            set._heapBytes += ElementBytes(m.Length) + EntryBytes;
+            if (!seen.Add(m)) throw new InvalidDataException("a set payload repeats a member");
+            members.Add(m);
         }
-        set._encoding = (SetEncoding)encoding;
+        var set = new SetObject();
+        switch ((SetEncoding)encoding)
+        {
+            case SetEncoding.Intset:
+            {
+                var values = new long[members.Count];
+                for (int i = 0; i < values.Length; i++)
+                    if (!NumberParsing.TryParseInt64(members[i], out values[i])) throw new InvalidDataException("an intset payload holds a member that is not an integer");
+                Array.Sort(values);
+                set._data = IntSet.Build(values);
+                break;
+            }
+            case SetEncoding.Listpack:
+                set._data = Pack(members);
+                break;
+            default:
+            {
+                var table = new SetTable(members.Count);
+                foreach (var m in members) table.Add(m);
+                set._data = table;
+                break;
+            }
+        }
         return set;
     }
 }

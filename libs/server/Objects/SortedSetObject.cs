@@ -1,272 +1,263 @@
 // SortedSetObject: a Redis sorted set. Members (byte strings, unique) carry double scores; the set is ordered by
 // (score, member bytes), members of equal score in byte order (memcmp, shorter first on a common prefix), as Redis.
-// Structure: a member -> score dictionary (O(1) ZSCORE, membership) plus a skip list whose links carry spans (how many
-// elements each link skips), so that rank, element-by-index and the index of a score or lex bound are O(log n) expected.
+// Two forms, as Redis's two encodings:
+//  - "listpack" while count <= zset-max-listpack-entries and every member <= zset-max-listpack-value bytes: the
+//    count and the elements packed in one byte[] in order, each a Listpack entry (varint length, member) followed by
+//    its score as an 8-byte little-endian double; every operation walks it (at most the limit's elements);
+//  - "skiplist" past a limit, for good (as Redis converts once and never back): a ZSkipList, Redis's skip list with
+//    spans (rank, element-by-index and the index of a score or lex bound in O(log n) expected) plus a hash table from
+//    member to node (ZSCORE and membership in O(1)).
 // Invariants:
-//  - The dictionary and the skip list hold the same members with the same scores; no score is NaN.
-//  - Level 0 of the list is every element in order; _tail is the last element; node.Backward the previous one (null for
-//    the first). For a link at level i, Span is the number of level-0 steps it covers; for a null link, the number of
-//    elements after the node (so a later insert can split it without a walk).
-//  - Member arrays are never changed once stored (Clone shares them).
-//  - HeapBytes is the sum of the per-node costs plus a fixed cost, updated by every change.
-// Encoding: "listpack" while count <= zset-max-listpack-entries and every member <= zset-max-listpack-value bytes, then
-// "skiplist" for good (as Redis converts once and never back); both are this one structure.
+//  - _data is the counted packed byte[] (see Listpack) or a ZSkipList: the object's only field (24 bytes).
+//  - The packed array is never written once held (a change builds a new one), so Clone shares it; member arrays in the
+//    skip list never change once stored (a Clone shares them). Arrays handed out are never changed afterwards.
+//  - No score is NaN; -0 and 0 are one score (an update between them changes nothing, as in Redis).
+//  - HeapBytes: listpack = fixed cost + the packed array; skiplist = fixed cost + ZSkipList.HeapBytes, O(1).
 using System.Buffers;
-using System.Runtime.InteropServices;
+using System.Buffers.Binary;
 
 namespace Garnet.server.Objects;
 
 public sealed class SortedSetObject : CollectionObject
 {
-    private const int MaxLevel = 32;
+    private object _data = Array.Empty<byte>();
 
-    internal sealed class Node
-    {
-        public readonly byte[] Member;
-        public readonly double Score;
-        public Node? Backward;
-        public readonly Link[] Levels;
-
-        public Node(byte[] member, double score, int level)
-        {
-            Member = member;
-            Score = score;
-            Levels = new Link[level];
-        }
-
-        public Node? Next => Levels[0].Forward;
-    }
-
-    internal struct Link
-    {
-        public Node? Forward;
-        public long Span;
-    }
-
-    private readonly Dictionary<byte[], double> _scores;
-    private readonly Dictionary<byte[], double>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
-    private readonly Node _head = new([], 0, MaxLevel);
-    private Node? _tail;
-    private int _level = 1;
-    private long _heapBytes = BaseBytes + 24 + MaxLevel * 16;
-    private bool _listpack = true;
-    private Node[]? _update; // scratch for inserts and deletes (only a writer, under the key's exclusive lock, uses it)
-    private long[]? _rank;
-
-    public SortedSetObject() : this(0) { }
-
-    private SortedSetObject(int capacity)
-    {
-        _scores = new Dictionary<byte[], double>(capacity, ByteArrayComparer.Instance);
-        _lookup = _scores.GetAlternateLookup<ReadOnlySpan<byte>>();
-    }
+    public SortedSetObject() { }
 
     public override ObjectKind Kind => ObjectKind.SortedSet;
-    public override long Count => _scores.Count;
-    public override long HeapBytes => _heapBytes;
-    public override string Encoding => _listpack ? "listpack" : "skiplist";
+    public override long Count => _data is ZSkipList z ? z.Count : Listpack.CountOf((byte[])_data);
+    public override long HeapBytes => _data is byte[] p ? BaseBytes + ElementBytes(p.Length) : BaseBytes + ((ZSkipList)_data).HeapBytes;
+    public override string Encoding => _data is byte[] ? "listpack" : "skiplist";
+
+    // ---- the packed form: entry = varint length, member, 8-byte score -------------------------------------------
+
+    /// <summary>Reads the element at pos and moves pos past it.</summary>
+    private static ReadOnlySpan<byte> NextPacked(ReadOnlySpan<byte> p, scoped ref int pos, out double score)
+    {
+        var member = Listpack.Next(p, ref pos);
+        score = BinaryPrimitives.ReadDoubleLittleEndian(p[pos..]);
+        pos += 8;
+        return member;
+    }
+
+    private static int PackedSize(int memberLength) => Listpack.EntrySize(memberLength) + 8;
+
+    private static int WritePacked(Span<byte> dst, ReadOnlySpan<byte> member, double score)
+    {
+        int n = Listpack.WriteEntry(dst, member);
+        BinaryPrimitives.WriteDoubleLittleEndian(dst[n..], score);
+        return n + 8;
+    }
+
+    /// <summary>Offset, size and score of member's element in p; false when absent.</summary>
+    private static bool FindPacked(ReadOnlySpan<byte> p, ReadOnlySpan<byte> member, out int at, out int size, out double score)
+    {
+        int pos = Listpack.FirstEntry(p);
+        while (pos < p.Length)
+        {
+            at = pos;
+            if (NextPacked(p, ref pos, out score).SequenceEqual(member)) { size = pos - at; return true; }
+        }
+        at = size = -1;
+        score = 0;
+        return false;
+    }
+
+    /// <summary>A copy of p with (member, score), not in it, inserted in order.</summary>
+    private static byte[] InsertPacked(ReadOnlySpan<byte> p, ReadOnlySpan<byte> member, double score)
+    {
+        int pos = Listpack.FirstEntry(p), at = p.Length;
+        while (pos < p.Length)
+        {
+            int start = pos;
+            var m = NextPacked(p, ref pos, out double s);
+            if (s > score || (s == score && m.SequenceCompareTo(member) > 0)) { at = start; break; }
+        }
+        var result = Listpack.SpliceCounted(p, Listpack.CountOf(p) + 1, at, 0, PackedSize(member.Length), out int w);
+        WritePacked(result.AsSpan(w), member, score);
+        return result;
+    }
+
+    /// <summary>Converts the packed form to the skip list (for good).</summary>
+    private ZSkipList ToSkipList()
+    {
+        if (_data is ZSkipList done) return done;
+        var p = (byte[])_data;
+        var z = new ZSkipList(Listpack.CountOf(p));
+        var appender = new ZSkipList.Appender(z);
+        int pos = Listpack.FirstEntry(p);
+        while (pos < p.Length)
+        {
+            var m = NextPacked(p, ref pos, out double s);
+            appender.Append(m.ToArray(), s);
+        }
+        _data = z;
+        return z;
+    }
+
+    // ---- the operations ----------------------------------------------------------------------------------------
 
     /// <summary>The score of member, if it is in the set.</summary>
-    public bool TryGetScore(ReadOnlySpan<byte> member, out double score) => _lookup.TryGetValue(member, out score);
+    public bool TryGetScore(ReadOnlySpan<byte> member, out double score)
+    {
+        if (_data is ZSkipList z)
+        {
+            int x = z.Find(member);
+            score = x == ZSkipList.Nil ? 0 : z.Score(x);
+            return x != ZSkipList.Nil;
+        }
+        return FindPacked((byte[])_data, member, out _, out _, out score);
+    }
 
-    public bool Contains(ReadOnlySpan<byte> member) => _lookup.ContainsKey(member);
-
-    /// <summary>The first element (null when empty) and, through Node.Next, the rest in order.</summary>
-    internal Node? First => _head.Levels[0].Forward;
-    internal Node? Last => _tail;
+    public bool Contains(ReadOnlySpan<byte> member) => TryGetScore(member, out _);
 
     /// <summary>Adds member with score or moves it to score; true when the member is new.</summary>
     public bool Set(ReadOnlySpan<byte> member, double score)
     {
         if (double.IsNaN(score)) throw new ArgumentException("a sorted set score cannot be NaN");
-        ref double slot = ref CollectionsMarshal.GetValueRefOrAddDefault(_lookup, member, out bool exists);
-        if (exists)
+        if (_data is byte[] p)
         {
-            if (slot == score) return false; // -0 and 0 are one score, as in Redis
-            var old = Unlink(slot, member);
-            slot = score;
-            Insert(old.Member, score, old.Levels.Length);
-            return false;
+            if (FindPacked(p, member, out int at, out int size, out double old))
+            {
+                if (old == score) return false; // -0 and 0 are one score, as in Redis
+                _data = InsertPacked(Listpack.SpliceCounted(p, Listpack.CountOf(p) - 1, at, size, 0, out _), member, score);
+                return false;
+            }
+            if (Listpack.CountOf(p) + 1 <= EncodingLimits.ZSetMaxListpackEntries && member.Length <= EncodingLimits.ZSetMaxListpackValue)
+            {
+                _data = InsertPacked(p, member, score);
+                return true;
+            }
+            ToSkipList();
         }
-        slot = score;
-        var key = FindKey(member);
-        int level = RandomLevel();
-        Insert(key, score, level);
-        _heapBytes += NodeBytes(key.Length, level);
-        if (_listpack && (_scores.Count > EncodingLimits.ZSetMaxListpackEntries || key.Length > EncodingLimits.ZSetMaxListpackValue)) _listpack = false;
-        return true;
+        return ((ZSkipList)_data).Set(member, score);
     }
 
     /// <summary>Removes member; true when it was there.</summary>
     public bool Remove(ReadOnlySpan<byte> member)
     {
-        if (!_lookup.Remove(member, out _, out double score)) return false;
-        var node = Unlink(score, member);
-        _heapBytes -= NodeBytes(node.Member.Length, node.Levels.Length);
+        if (_data is ZSkipList z) return z.Remove(member);
+        var p = (byte[])_data;
+        if (!FindPacked(p, member, out int at, out int size, out _)) return false;
+        _data = Listpack.SpliceCounted(p, Listpack.CountOf(p) - 1, at, size, 0, out _);
         return true;
+    }
+
+    /// <summary>Removes and returns the lowest (or, with max, the highest) element; the set must not be empty.</summary>
+    public (byte[] Member, double Score) Pop(bool max)
+    {
+        if (_data is ZSkipList z)
+        {
+            int x = max ? z.Last : z.First;
+            var result = (z.Member(x), z.Score(x));
+            z.RemoveNode(x);
+            return result;
+        }
+        var p = (byte[])_data;
+        int count = Listpack.CountOf(p);
+        int pos = Listpack.FirstEntry(p), at = pos;
+        ReadOnlySpan<byte> m = default;
+        double s = 0;
+        for (int i = 0; i < (max ? count : 1); i++) { at = pos; m = NextPacked(p, ref pos, out s); }
+        var member = m.ToArray();
+        _data = Listpack.SpliceCounted(p, count - 1, at, pos - at, 0, out _);
+        return (member, s);
     }
 
     /// <summary>Converts to the general encoding when a change of countHint elements or members of maxLength bytes
     /// could not stay compact (Redis's size hints on create and on ZADD).</summary>
     public void HintSize(long countHint, int maxLength)
     {
-        if (_listpack && (countHint > EncodingLimits.ZSetMaxListpackEntries || maxLength > EncodingLimits.ZSetMaxListpackValue)) _listpack = false;
-    }
-
-    /// <summary>The stored member array equal to member (so the dictionary and the list share one array).</summary>
-    private byte[] FindKey(ReadOnlySpan<byte> member)
-    {
-        // The slot was just added by GetValueRefOrAddDefault with a fresh copy of member as its key; fetch that copy.
-        return _lookup.TryGetValue(member, out byte[]? actual, out _) ? actual : member.ToArray();
-    }
-
-    private static long NodeBytes(int memberLength, int level) =>
-        ElementBytes(memberLength) + 48 /* node */ + 24 + 16L * level /* links */ + 40 /* dictionary entry */;
-
-    private static int RandomLevel()
-    {
-        int level = 1;
-        while (level < MaxLevel && (Random.Shared.Next() & 3) == 0) level++;
-        return level;
-    }
-
-    /// <summary>True when node sorts before (score, member).</summary>
-    private static bool Before(Node node, double score, ReadOnlySpan<byte> member) =>
-        node.Score < score || (node.Score == score && node.Member.AsSpan().SequenceCompareTo(member) < 0);
-
-    private void Insert(byte[] member, double score, int level)
-    {
-        var update = _update ??= new Node[MaxLevel];
-        var rank = _rank ??= new long[MaxLevel];
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
-        {
-            rank[i] = i == _level - 1 ? 0 : rank[i + 1];
-            while (x.Levels[i].Forward is { } f && Before(f, score, member)) { rank[i] += x.Levels[i].Span; x = f; }
-            update[i] = x;
-        }
-        long length = _scores.Count - 1; // the dictionary already counts the new member
-        if (level > _level)
-        {
-            for (int i = _level; i < level; i++) { rank[i] = 0; update[i] = _head; _head.Levels[i].Span = length; _head.Levels[i].Forward = null; }
-            _level = level;
-        }
-        var node = new Node(member, score, level);
-        for (int i = 0; i < level; i++)
-        {
-            node.Levels[i].Forward = update[i].Levels[i].Forward;
-            update[i].Levels[i].Forward = node;
-            node.Levels[i].Span = update[i].Levels[i].Span - (rank[0] - rank[i]);
-            update[i].Levels[i].Span = rank[0] - rank[i] + 1;
-        }
-        for (int i = level; i < _level; i++) update[i].Levels[i].Span++;
-        node.Backward = update[0] == _head ? null : update[0];
-        if (node.Levels[0].Forward is { } next) next.Backward = node; else _tail = node;
-        Array.Clear(update);
-    }
-
-    /// <summary>Takes the node of (score, member) out of the list (it must be there) and returns it.</summary>
-    private Node Unlink(double score, ReadOnlySpan<byte> member)
-    {
-        var update = _update ??= new Node[MaxLevel];
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
-        {
-            while (x.Levels[i].Forward is { } f && Before(f, score, member)) x = f;
-            update[i] = x;
-        }
-        var node = x.Levels[0].Forward;
-        if (node is null || node.Score != score || !node.Member.AsSpan().SequenceEqual(member))
-            throw new InvalidOperationException("sorted set index out of step with its dictionary");
-        for (int i = 0; i < _level; i++)
-        {
-            if (update[i].Levels[i].Forward == node)
-            {
-                update[i].Levels[i].Span += node.Levels[i].Span - 1;
-                update[i].Levels[i].Forward = node.Levels[i].Forward;
-            }
-            else update[i].Levels[i].Span--;
-        }
-        if (node.Levels[0].Forward is { } next) next.Backward = node.Backward; else _tail = node.Backward;
-        while (_level > 1 && _head.Levels[_level - 1].Forward is null) _level--;
-        Array.Clear(update);
-        return node;
+        if (_data is byte[] && (countHint > EncodingLimits.ZSetMaxListpackEntries || maxLength > EncodingLimits.ZSetMaxListpackValue)) ToSkipList();
     }
 
     /// <summary>The 0-based rank of member (from the lowest score), or -1 when it is not in the set.</summary>
     public long Rank(ReadOnlySpan<byte> member)
     {
-        if (!_lookup.TryGetValue(member, out double score)) return -1;
-        long traversed = 0;
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
+        if (_data is ZSkipList z)
         {
-            while (x.Levels[i].Forward is { } f && (Before(f, score, member) || (f.Score == score && f.Member.AsSpan().SequenceEqual(member))))
-            {
-                traversed += x.Levels[i].Span;
-                x = f;
-            }
-            if (x != _head && x.Score == score && x.Member.AsSpan().SequenceEqual(member)) return traversed - 1;
+            int x = z.Find(member);
+            return x == ZSkipList.Nil ? -1 : z.Rank(x);
         }
+        var p = (byte[])_data;
+        int pos = Listpack.FirstEntry(p);
+        for (long i = 0; pos < p.Length; i++) if (NextPacked(p, ref pos, out _).SequenceEqual(member)) return i;
         return -1;
     }
 
     /// <summary>The element at 0-based index (0 &lt;= index &lt; Count).</summary>
-    public (byte[] Member, double Score) ElementAt(long index) { var n = At(index); return (n.Member, n.Score); }
-
-    internal Node At(long index)
+    public (byte[] Member, double Score) ElementAt(long index)
     {
-        long target = index + 1, traversed = 0;
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
-        {
-            while (x.Levels[i].Forward is { } f && traversed + x.Levels[i].Span <= target)
-            {
-                traversed += x.Levels[i].Span;
-                x = f;
-            }
-            if (traversed == target) return x;
-        }
-        throw new ArgumentOutOfRangeException(nameof(index));
+        if (_data is ZSkipList z) { int x = z.At(index); return (z.Member(x), z.Score(x)); }
+        var p = (byte[])_data;
+        if (index < 0 || index >= Listpack.CountOf(p)) throw new ArgumentOutOfRangeException(nameof(index));
+        int pos = Listpack.FirstEntry(p);
+        for (long i = 0; i < index; i++) NextPacked(p, ref pos, out _);
+        var m = NextPacked(p, ref pos, out double s);
+        return (m.ToArray(), s);
     }
 
-    /// <summary>The first element whose score is at least min (null when there is none), in O(log n) expected.</summary>
-    internal Node? FirstAtLeast(double min)
+    /// <summary>
+    /// Adds to into count elements (fewer at an end) from index on, going towards lower ranks when backward, each in
+    /// O(1) after the first (0 &lt;= index &lt; Count).
+    /// </summary>
+    public void CopyRange(long index, long count, bool backward, List<(byte[] Member, double Score)> into)
     {
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
-            while (x.Levels[i].Forward is { } f && f.Score < min) x = f;
-        return x.Levels[0].Forward;
+        if (count <= 0) return;
+        if (_data is ZSkipList z)
+        {
+            int x = z.At(index);
+            for (long i = 0; i < count && x != ZSkipList.Nil; i++)
+            {
+                into.Add((z.Member(x), z.Score(x)));
+                x = backward ? z.Prev(x) : z.Next(x);
+            }
+            return;
+        }
+        var p = (byte[])_data;
+        long lo = backward ? Math.Max(0, index - count + 1) : index;
+        long hi = backward ? index : Math.Min(Listpack.CountOf(p) - 1, index + count - 1);
+        int at = into.Count, pos = Listpack.FirstEntry(p);
+        for (long i = 0; i <= hi; i++)
+        {
+            var m = NextPacked(p, ref pos, out double s);
+            if (i >= lo) into.Add((m.ToArray(), s));
+        }
+        if (backward) into.Reverse(at, into.Count - at);
     }
 
     /// <summary>How many elements, from the first, satisfy inPrefix (which must hold for a prefix of the order).</summary>
     internal long CountPrefix<T>(T inPrefix) where T : IPrefix
     {
-        long traversed = 0;
-        var x = _head;
-        for (int i = _level - 1; i >= 0; i--)
+        if (_data is ZSkipList z) return z.CountPrefix(inPrefix);
+        var p = (byte[])_data;
+        int pos = Listpack.FirstEntry(p);
+        long n = 0;
+        while (pos < p.Length)
         {
-            while (x.Levels[i].Forward is { } f && inPrefix.Holds(f)) { traversed += x.Levels[i].Span; x = f; }
+            var m = NextPacked(p, ref pos, out double s);
+            if (!inPrefix.Holds(s, m)) break;
+            n++;
         }
-        return traversed;
+        return n;
     }
 
-    internal interface IPrefix { bool Holds(Node node); }
+    internal interface IPrefix { bool Holds(double score, ReadOnlySpan<byte> member); }
 
     /// <summary>The elements below a score bound (all below min, or all within max).</summary>
     internal readonly struct ScorePrefix(double bound, bool orEqual) : IPrefix
     {
-        public bool Holds(Node node) => orEqual ? node.Score <= bound : node.Score < bound;
+        public bool Holds(double score, ReadOnlySpan<byte> member) => orEqual ? score <= bound : score < bound;
     }
 
     /// <summary>The elements below a lex bound (compares members only, as Redis does: meaningful when all scores are equal).</summary>
     internal readonly struct LexPrefix(LexBound bound, bool orEqual) : IPrefix
     {
-        public bool Holds(Node node) => bound.Kind switch
+        public bool Holds(double score, ReadOnlySpan<byte> member) => bound.Kind switch
         {
             LexBoundKind.Min => false,
             LexBoundKind.Max => true,
-            _ => node.Member.AsSpan().SequenceCompareTo(bound.Value) is var c && (orEqual ? c <= 0 : c < 0),
+            _ => member.SequenceCompareTo(bound.Value) is var c && (orEqual ? c <= 0 : c < 0),
         };
     }
 
@@ -286,27 +277,45 @@ public sealed class SortedSetObject : CollectionObject
         return (first, last);
     }
 
-    /// <summary>Elements in order, as (member, score).</summary>
+    /// <summary>Elements in order, as (member, score) (members are copies while the set is packed).</summary>
     public IEnumerable<(byte[] Member, double Score)> Entries
     {
-        get { for (var n = First; n is not null; n = n.Next) yield return (n.Member, n.Score); }
+        get
+        {
+            if (_data is ZSkipList z) return SkipListEntries(z);
+            var p = (byte[])_data;
+            var result = new (byte[], double)[Listpack.CountOf(p)];
+            int pos = Listpack.FirstEntry(p);
+            for (int i = 0; i < result.Length; i++) { var m = NextPacked(p, ref pos, out double s); result[i] = (m.ToArray(), s); }
+            return result;
+        }
+    }
+
+    private static IEnumerable<(byte[] Member, double Score)> SkipListEntries(ZSkipList z)
+    {
+        for (int x = z.First; x != ZSkipList.Nil; x = z.Next(x)) yield return (z.Member(x), z.Score(x));
     }
 
     /// <summary>A set built from elements already sorted by (score, member) and distinct, in O(n); its encoding is
     /// chosen from its contents (as Redis converts a stored result that fits back to a listpack).</summary>
     public static SortedSetObject FromSorted(IReadOnlyList<(byte[] Member, double Score)> sorted)
     {
-        var z = new SortedSetObject(sorted.Count);
-        var builder = new Appender(z);
-        int maxLength = 0;
-        foreach (var (m, sc) in sorted)
+        var result = new SortedSetObject();
+        int maxLength = 0, bytes = sorted.Count == 0 ? 0 : Listpack.VarintSize(sorted.Count);
+        foreach (var (m, _) in sorted) { maxLength = Math.Max(maxLength, m.Length); bytes += PackedSize(m.Length); }
+        if (sorted.Count <= EncodingLimits.ZSetMaxListpackEntries && maxLength <= EncodingLimits.ZSetMaxListpackValue)
         {
-            z._scores.Add(m, sc);
-            builder.Append(m, sc, RandomLevel());
-            maxLength = Math.Max(maxLength, m.Length);
+            var p = GC.AllocateUninitializedArray<byte>(bytes);
+            int w = sorted.Count == 0 ? 0 : Listpack.WriteVarint(p, sorted.Count);
+            foreach (var (m, sc) in sorted) w += WritePacked(p.AsSpan(w), m, sc);
+            result._data = p;
+            return result;
         }
-        z._listpack = sorted.Count <= EncodingLimits.ZSetMaxListpackEntries && maxLength <= EncodingLimits.ZSetMaxListpackValue;
-        return z;
+        var z = new ZSkipList(sorted.Count);
+        var appender = new ZSkipList.Appender(z);
+        foreach (var (m, sc) in sorted) appender.Append(m, sc);
+        result._data = z;
+        return result;
     }
 
     /// <summary>Orders elements by (score, member).</summary>
@@ -317,65 +326,24 @@ public sealed class SortedSetObject : CollectionObject
         return c != 0 ? c : a.Member.AsSpan().SequenceCompareTo(b.Member);
     }
 
-    /// <summary>Appends elements known to sort after every element so far (Clone, FromSorted, ReadPayload): O(1) each.</summary>
-    private struct Appender
-    {
-        private readonly SortedSetObject _z;
-        private readonly Node[] _last = new Node[MaxLevel];
-        private readonly long[] _lastRank = new long[MaxLevel];
-        private long _length;
-
-        public Appender(SortedSetObject z)
-        {
-            _z = z;
-            for (int i = 0; i < MaxLevel; i++) _last[i] = z._head;
-        }
-
-        public void Append(byte[] member, double score, int level)
-        {
-            var z = _z;
-            if (level > z._level)
-            {
-                for (int i = z._level; i < level; i++) { _last[i] = z._head; _lastRank[i] = 0; z._head.Levels[i].Span = _length; }
-                z._level = level;
-            }
-            var node = new Node(member, score, level);
-            long rank = _length + 1;
-            for (int i = 0; i < level; i++)
-            {
-                _last[i].Levels[i].Forward = node;
-                _last[i].Levels[i].Span = rank - _lastRank[i];
-                _last[i] = node;
-                _lastRank[i] = rank;
-            }
-            for (int i = level; i < z._level; i++) _last[i].Levels[i].Span++;
-            node.Backward = _length == 0 ? null : z._tail;
-            z._tail = node;
-            _length = rank;
-            z._heapBytes += NodeBytes(member.Length, level);
-        }
-    }
-
-    public override CollectionObject Clone()
-    {
-        var copy = new SortedSetObject(_scores.Count) { _listpack = _listpack };
-        var builder = new Appender(copy);
-        for (var n = First; n is not null; n = n.Next)
-        {
-            copy._scores.Add(n.Member, n.Score); // member arrays never change once stored: shared
-            builder.Append(n.Member, n.Score, n.Levels.Length);
-        }
-        return copy;
-    }
+    public override CollectionObject Clone() =>
+        // The packed array is never written once held: shared. The skip list is copied (its member arrays shared).
+        new SortedSetObject { _data = _data is ZSkipList z ? z.Clone() : _data };
 
     public override void WritePayload(IBufferWriter<byte> output)
     {
-        PayloadWriter.WriteVarint(output, _listpack ? 1UL : 0UL);
-        PayloadWriter.WriteVarint(output, (ulong)_scores.Count);
-        for (var n = First; n is not null; n = n.Next)
+        PayloadWriter.WriteVarint(output, _data is byte[] ? 1UL : 0UL);
+        PayloadWriter.WriteVarint(output, (ulong)Count);
+        if (_data is byte[] p)
         {
-            PayloadWriter.WriteBytes(output, n.Member);
-            PayloadWriter.WriteDouble(output, n.Score);
+            output.Write(p.AsSpan(Listpack.FirstEntry(p))); // already (varint length, member, 8-byte little-endian score) elements, as the payload writes them
+            return;
+        }
+        var z = (ZSkipList)_data;
+        for (int x = z.First; x != ZSkipList.Nil; x = z.Next(x))
+        {
+            PayloadWriter.WriteBytes(output, z.Member(x));
+            PayloadWriter.WriteDouble(output, z.Score(x));
         }
     }
 
@@ -383,21 +351,46 @@ public sealed class SortedSetObject : CollectionObject
     {
         bool listpack = reader.ReadVarint() == 1;
         int count = reader.ReadCount();
-        var z = new SortedSetObject(Math.Min(count, 1 << 16));
-        var builder = new Appender(z);
+        var result = new SortedSetObject();
         (byte[] Member, double Score) previous = default;
+        if (!listpack)
+        {
+            var z = new ZSkipList(Math.Min(count, 1 << 20));
+            var appender = new ZSkipList.Appender(z);
+            for (int i = 0; i < count; i++)
+            {
+                var e = ReadElement(ref reader, i, previous);
+                if (!appender.Append(e.Member, e.Score)) throw new InvalidDataException("a sorted set payload repeats a member");
+                previous = e;
+            }
+            result._data = z;
+            return result;
+        }
+        var elements = new List<(byte[] Member, double Score)>(Math.Min(count, 1 << 16));
+        var seen = new HashSet<byte[]>(Math.Min(count, 1 << 16), ByteArrayComparer.Instance);
+        int bytes = count == 0 ? 0 : Listpack.VarintSize(count);
         for (int i = 0; i < count; i++)
         {
-            var m = reader.ReadBytes();
-            double sc = reader.ReadDouble();
-            if (double.IsNaN(sc)) throw new InvalidDataException("a sorted set payload holds a NaN score");
-            if (i > 0 && Compare(previous, (m, sc)) >= 0) throw new InvalidDataException("a sorted set payload is out of order");
-            if (!z._scores.TryAdd(m, sc)) throw new InvalidDataException("a sorted set payload repeats a member");
-            builder.Append(m, sc, RandomLevel());
-            previous = (m, sc);
+            var e = ReadElement(ref reader, i, previous);
+            if (!seen.Add(e.Member)) throw new InvalidDataException("a sorted set payload repeats a member");
+            elements.Add(e);
+            bytes += PackedSize(e.Member.Length);
+            previous = e;
         }
-        z._listpack = listpack;
-        return z;
+        var p = GC.AllocateUninitializedArray<byte>(bytes);
+        int w = count == 0 ? 0 : Listpack.WriteVarint(p, count);
+        foreach (var (m, sc) in elements) w += WritePacked(p.AsSpan(w), m, sc);
+        result._data = p;
+        return result;
+    }
+
+    private static (byte[] Member, double Score) ReadElement(ref PayloadReader reader, int i, (byte[] Member, double Score) previous)
+    {
+        var m = reader.ReadBytes();
+        double sc = reader.ReadDouble();
+        if (double.IsNaN(sc)) throw new InvalidDataException("a sorted set payload holds a NaN score");
+        if (i > 0 && Compare(previous, (m, sc)) >= 0) throw new InvalidDataException("a sorted set payload is out of order");
+        return (m, sc);
     }
 }
 

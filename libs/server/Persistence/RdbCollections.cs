@@ -21,7 +21,11 @@ public static class RdbCollections
                 output.Write([TypeList]);
                 RdbEncoding.WriteString(output, key);
                 RdbEncoding.WriteLength(output, list.Count);
-                for (long i = 0; i < list.Count; i++) { RdbEncoding.WriteString(output, list[i]); if ((i & 255) == 255) spill?.Invoke(); }
+                for (var c = list.GetCursor(0, reverse: false); c.MoveNext();)
+                {
+                    RdbEncoding.WriteString(output, c.Current);
+                    if ((c.Index & 255) == 255) spill?.Invoke();
+                }
                 break;
             case SetObject set:
             {
