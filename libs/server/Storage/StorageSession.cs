@@ -36,7 +36,11 @@ public sealed class StorageSession : IDisposable
     /// Called before each command: the selected database's physical id is then resolved once for the whole command, so
     /// a SWAPDB or FLUSHDB running meanwhile cannot split one command across two databases.
     /// </summary>
-    public void BeginCommand() => _resolvedId = -1;
+    public void BeginCommand()
+    {
+        _resolvedId = -1;
+        DeferPending = false; // only the command that sets it, for its own read
+    }
 
     public StoreHost Host => _host;
 
