@@ -66,6 +66,9 @@ public sealed class RespServer : IDisposable
     /// <summary>Clients waiting in blocking commands (BLPOP, ...), per key.</summary>
     public Clients.BlockedClients Blocked { get; } = new();
 
+    /// <summary>Pub/sub subscriptions and message delivery (PUBLISH, keyspace notifications).</summary>
+    public PubSub.PubSubRegistry PubSub { get; } = new();
+
     /// <summary>Keys WATCHed by transactions (MULTI/EXEC).</summary>
     public Transactions.WatchedKeys Watches { get; } = new();
     public CommandTable Commands { get; }

@@ -130,10 +130,9 @@ public static class ConfigFileLoader
             case "client-output-buffer-limit":
                 if (redisConf)
                 {
-                    // redis.conf form: "normal 0 0 0" (other classes are ignored until they exist)
-                    var parts = value.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-                    if (parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase)) o.ClientOutputBufferLimit ??= parts[1];
-                    return parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase);
+                    // redis.conf form, one line per class: "normal 0 0 0", "pubsub 32mb 8mb 60" (checked by SettingsBuilder).
+                    o.OutputBufferLimitsFromFile.Add(value);
+                    return true;
                 }
                 o.ClientOutputBufferLimit ??= value;
                 return true;

@@ -91,7 +91,21 @@ public static class SettingsBuilder
             _ => throw Invalid("protected-mode", o.ProtectedMode, "yes or no"),
         };
         s.ConfigFile = o.ConfigFile is null ? null : Path.GetFullPath(o.ConfigFile);
-        s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
+        // client-output-buffer-limit: the config file's classes, then the option (a size = the normal hard limit, or Redis's form).
+        foreach (var line in o.OutputBufferLimitsFromFile)
+        {
+            if (!ConfigParameters.TryParseOutputBufferLimit(line, out var classes, out var error))
+                throw new OptionsException($"Invalid value for client-output-buffer-limit: '{line}' ({error})");
+            ConfigParameters.ApplyOutputBufferLimit(s, classes);
+        }
+        string obl = (o.ClientOutputBufferLimit ?? "").Trim();
+        if (obl.Contains(' '))
+        {
+            if (!ConfigParameters.TryParseOutputBufferLimit(obl, out var classes, out var error))
+                throw Invalid("client-output-buffer-limit", o.ClientOutputBufferLimit, $"a size, or groups of <class> <hard> <soft> <seconds> with classes normal, replica, pubsub ({error})");
+            ConfigParameters.ApplyOutputBufferLimit(s, classes);
+        }
+        else if (obl.Length > 0) s.OutputBufferHardLimit = Memory("client-output-buffer-limit", obl, 0, long.MaxValue);
         return s;
     }
 

@@ -5,7 +5,7 @@
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
 //    valid only while the current command runs: handlers copy what they keep.
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
-//    authentication, refused writes, not-in-MULTI (Admit). In MULTI, an admitted command is queued; otherwise its keys
+//    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is queued; otherwise its keys
 //    are locked (CommandKeyLocks) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before
 //    the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
 //    (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
@@ -275,6 +275,8 @@ public sealed class RespServerSession : IRequestHandler
 
     private void Execute()
     {
+        // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer.
+        if (_pubsub is { Total: > 0 }) _connection.DrainPushes(Writer);
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
@@ -287,6 +289,31 @@ public sealed class RespServerSession : IRequestHandler
             return;
         }
         RunLocked(cmd);
+        if (_afterReply is not null) WriteAfterReply();
+    }
+
+    // ---- pub/sub (PubSub/PubSubCommands, PubSubRegistry) ----
+    private PubSub.PubSubClient? _pubsub;
+    private List<byte[]>? _afterReply;
+
+    /// <summary>This client's subscriptions (made on first use).</summary>
+    internal PubSub.PubSubClient PubSubState => _pubsub ??= new PubSub.PubSubClient(this);
+
+    /// <summary>This client's subscriptions, or null when it never subscribed (read by CLIENT LIST from any thread).</summary>
+    public PubSub.PubSubClient? Subscriptions => _pubsub;
+
+    /// <summary>Redis's CLIENT_PUBSUB flag: the client has a subscription (in RESP2 it may then run only the pub/sub
+    /// commands, PING, QUIT and RESET).</summary>
+    public bool IsSubscribed => _pubsub is { Total: > 0 };
+
+    /// <summary>A message this session published to itself: written after the running command's reply (Redis 7.2's
+    /// pending push messages), so it never lands inside that reply (an EXEC array, say).</summary>
+    internal void PushAfterReply(ReadOnlySpan<byte> message) => (_afterReply ??= new List<byte[]>()).Add(message.ToArray());
+
+    private void WriteAfterReply()
+    {
+        foreach (var m in _afterReply!) Writer.WriteRaw(m);
+        _afterReply = null;
     }
 
     /// <summary>The command named by the request (its subcommand where it has them), with the right number of arguments;
@@ -347,6 +374,11 @@ public sealed class RespServerSession : IRequestHandler
             WriteError(refusal);
             return false;
         }
+        if (_pubsub is { Total: > 0 } && Protocol == 2 && !PubSubCommands.AllowedWhileSubscribed(cmd))
+        {
+            PubSubCommands.RefuseWhileSubscribed(this, cmd);
+            return false;
+        }
         return true;
     }
 
@@ -356,7 +388,7 @@ public sealed class RespServerSession : IRequestHandler
         bool locked = false, lockedAll = false;
         try
         {
-            if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
+            if (cmd.HasStoreKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
             else if ((cmd.Flags & CommandFlags.Write) != 0)
             {
                 // A write without keys (FLUSHDB, FLUSHALL, SWAPDB) changes every key: it runs, and is logged, alone.
@@ -371,7 +403,7 @@ public sealed class RespServerSession : IRequestHandler
             if (lockedAll) Server.Store.Locks.ExitAll();
         }
         // Clients blocked on a key this write touched try again (the first in line for each key).
-        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.Keys.HasKeys) SignalBlocked(cmd);
+        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.HasStoreKeys) SignalBlocked(cmd);
     }
 
     /// <summary>
@@ -399,7 +431,7 @@ public sealed class RespServerSession : IRequestHandler
                     if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
                     else _aofLsn = aof.Append(Database, this, _propagateAs);
                 }
-                if (!_propagateNothing && cmd.Keys.HasKeys && Server.Watches.Any) TouchKeys(cmd);
+                if (!_propagateNothing && cmd.HasStoreKeys && Server.Watches.Any) TouchKeys(cmd);
             }
         }
         catch (Garnet.storage.Log.LogDeviceException)
@@ -503,6 +535,7 @@ public sealed class RespServerSession : IRequestHandler
     public void OnClosed()
     {
         _transaction?.Discard();
+        if (_pubsub is not null) PubSubCommands.UnsubscribeAll(this, notify: false);
         Server.Clients.Remove(this);
         Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();
