@@ -178,7 +178,7 @@ public sealed class ClientConnection : ISessionChannel
         }
     }
 
-    public bool Push(ReadOnlySpan<byte> message)
+    public bool Push(ReadOnlySpan<byte> message, bool defer = false)
     {
         if (Volatile.Read(ref _state) == Closed || Volatile.Read(ref _closeRequested) != 0) return false;
         bool overLimit;
@@ -202,8 +202,13 @@ public sealed class ClientConnection : ISessionChannel
             Close(force: true);
             return false;
         }
-        if (_sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+        if (!defer && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
         return true;
+    }
+
+    public void SendPushes()
+    {
+        if (Volatile.Read(ref _pushLength) != 0 && Volatile.Read(ref _state) != Closed && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
     }
 
     /// <summary>With the send gate held: sends pending pushes, releases the gate, and takes it again for pushes that came

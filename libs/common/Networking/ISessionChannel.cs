@@ -29,8 +29,13 @@ public interface ISessionChannel
     long PendingPushBytes { get; }
 
     /// <summary>Queues message to be sent as soon as no reply batch is being sent; false when the channel is closed, or
-    /// closes now because the pending pushes passed the push limits (see PushLimits).</summary>
-    bool Push(ReadOnlySpan<byte> message);
+    /// closes now because the pending pushes passed the push limits (see PushLimits). With defer, an idle connection is
+    /// not sent to now: the caller promises a SendPushes() soon (a publisher sends once per subscriber per batch of its
+    /// requests, not once per message).</summary>
+    bool Push(ReadOnlySpan<byte> message, bool defer = false);
+
+    /// <summary>Sends the pending pushes now if the connection is idle (after deferred Pushes); any thread.</summary>
+    void SendPushes();
 
     /// <summary>Moves the pending pushes (whole messages, in order) to the end of replies; only from the session's own
     /// request processing, between two commands.</summary>
@@ -80,12 +85,14 @@ public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null)
     public long LastActivityMs { get; } = Environment.TickCount64;
     public long PendingPushBytes => 0;
 
-    public bool Push(ReadOnlySpan<byte> message)
+    public bool Push(ReadOnlySpan<byte> message, bool defer = false)
     {
         if (_closed) return false;
         onPush?.Invoke(message.ToArray());
         return true;
     }
+
+    public void SendPushes() { }
 
     public void DrainPushes(RespWriter replies) { }
 

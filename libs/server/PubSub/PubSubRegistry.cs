@@ -11,6 +11,9 @@
 //    registry (inside the same _lock section), so CLIENT LIST / NUMSUB and the confirmations' counts agree.
 //  - A message for the session that is publishing it (a RESP3 client subscribed to its own channel) is not pushed but
 //    handed to the session, which writes it after the command's reply (Redis 7.2 postpones such pushes the same way).
+//  - A message published by a session's request is queued on each subscriber without a send (Push with defer) and the
+//    session sends to each subscriber once when its batch of requests is done (RespServerSession.Process): with
+//    pipelined PUBLISHes a subscriber gets one write per batch, as Redis writes each client once per event loop turn.
 //  - Nothing is published while no one subscribes: HasSubscribers is one volatile read.
 using Garnet.common.Util;
 using System.Buffers.Text;
@@ -224,7 +227,8 @@ public sealed class PubSubRegistry
                 var session = c.Session;
                 encoded[0] = session.Protocol >= 3 ? (byte)'>' : (byte)'*';
                 if (ReferenceEquals(session, sender)) session.PushAfterReply(encoded);
-                else session.Connection.Push(encoded);
+                else if (sender is null) session.Connection.Push(encoded);
+                else if (session.Connection.Push(encoded, defer: true)) sender.PushedTo(session.Connection);
             }
         }
         finally

@@ -240,6 +240,14 @@ public sealed class RespServerSession : IRequestHandler
 
     public ProcessResult Process(InputBuffer input)
     {
+        var result = ProcessRequests(input);
+        // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
+        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
+        return result;
+    }
+
+    private ProcessResult ProcessRequests(InputBuffer input)
+    {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
         while (true)
@@ -309,6 +317,19 @@ public sealed class RespServerSession : IRequestHandler
     /// <summary>A message this session published to itself: written after the running command's reply (Redis 7.2's
     /// pending push messages), so it never lands inside that reply (an EXEC array, say).</summary>
     internal void PushAfterReply(ReadOnlySpan<byte> message) => (_afterReply ??= new List<byte[]>()).Add(message.ToArray());
+
+    private HashSet<Garnet.common.Networking.ISessionChannel>? _pushTargets;
+
+    /// <summary>A message for another client was queued on target without being sent (Push with defer): it is sent when
+    /// this batch of requests is done, together with the others for the same client.</summary>
+    internal void PushedTo(Garnet.common.Networking.ISessionChannel target) =>
+        (_pushTargets ??= new HashSet<Garnet.common.Networking.ISessionChannel>(ReferenceEqualityComparer.Instance)).Add(target);
+
+    private void SendDeferredPushes()
+    {
+        foreach (var target in _pushTargets!) target.SendPushes();
+        _pushTargets.Clear();
+    }
 
     private void WriteAfterReply()
     {
