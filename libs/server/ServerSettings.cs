@@ -45,6 +45,9 @@ public sealed class ServerSettings
     /// normal class's soft limit and seconds, and the replica class (there are no replicas).</summary>
     public (long Soft, int Seconds) NormalOutputBufferSoft { get; set; }
     public (long Hard, long Soft, int Seconds) ReplicaOutputBufferLimit { get; set; } = (256L * 1024 * 1024, 64L * 1024 * 1024, 60);
+    /// <summary>notify-keyspace-events: the PubSub.NotifyClass flags of the keyspace notifications to send (0 = none, the
+    /// default). Read once per possible event (RespServerSession.Notify), so a change applies to the next command.</summary>
+    public volatile int NotifyKeyspaceEvents;
     /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
     public Action<string>? LogLevelChanged { get; set; }
 

@@ -90,6 +90,9 @@ public static class SettingsBuilder
             "no" or "false" or "0" => false,
             _ => throw Invalid("protected-mode", o.ProtectedMode, "yes or no"),
         };
+        if (!Garnet.server.PubSub.KeyspaceEvents.TryParse(o.NotifyKeyspaceEvents ?? "", out var notify))
+            throw Invalid("notify-keyspace-events", o.NotifyKeyspaceEvents, "the class letters K E g $ l s h z x e t m d n A, e.g. \"KEA\" or \"Ex\", or \"\" for none");
+        s.NotifyKeyspaceEvents = (int)notify;
         s.ConfigFile = o.ConfigFile is null ? null : Path.GetFullPath(o.ConfigFile);
         // client-output-buffer-limit: the config file's classes, then the option (a size = the normal hard limit, or Redis's form).
         foreach (var line in o.OutputBufferLimitsFromFile)

@@ -5,7 +5,7 @@
 //    of several parameters is all-or-nothing.
 //  - A parameter without Prepare is immutable at run time (set it at start-up with an option, where one exists).
 //  - Parameters for features this server does not have are listed only where their value truthfully describes
-//    what it does (e.g. notify-keyspace-events "": no notifications are sent); they are immutable.
+//    what it does (e.g. hz 10); they are immutable.
 using System.Globalization;
 using Garnet.common.Resp;
 using Garnet.common.Util;
@@ -72,7 +72,13 @@ public static class ConfigParameters
         Fixed("hz", "10"),
         Fixed("dynamic-hz", "no"),
         Fixed("cluster-enabled", "no"),
-        Fixed("notify-keyspace-events", ""),
+        new()
+        {
+            Name = "notify-keyspace-events", Get = s => PubSub.KeyspaceEvents.Format((PubSub.NotifyClass)s.Settings.NotifyKeyspaceEvents),
+            Prepare = (s, v) => PubSub.KeyspaceEvents.TryParse(v, out var flags)
+                ? (() => s.Settings.NotifyKeyspaceEvents = (int)flags, null)
+                : (null, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+        },
         Fixed("latency-tracking", "no"),
         // security
         new()

@@ -193,16 +193,6 @@ public sealed class PubSubRegistry
         return receivers;
     }
 
-    /// <summary>Whether a publish to channel would reach anyone (a notification's channel name is built only then).</summary>
-    public bool WouldDeliver(ReadOnlySpan<byte> channel)
-    {
-        if (!HasSubscribers) return false;
-        if (_channelLookup.ContainsKey(channel)) return true;
-        foreach (var p in _patternSnapshot)
-            if (GlobPattern.Matches(p.Pattern, channel)) return true;
-        return false;
-    }
-
     private static int Deliver(PubSubClient[] subs, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern, ReadOnlySpan<byte> channel,
         ReadOnlySpan<byte> message, RespServerSession? sender)
     {

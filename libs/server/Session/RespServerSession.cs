@@ -19,7 +19,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
 
-public sealed class RespServerSession : IRequestHandler
+public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 {
     /// <summary>Replies beyond this size are sent before more requests run.</summary>
     public const int FlushThreshold = 64 * 1024;
@@ -85,6 +85,17 @@ public sealed class RespServerSession : IRequestHandler
     {
         if (hit) _keyspaceHits++;
         else _keyspaceMisses++;
+    }
+
+    /// <summary>The same, for a lookup of key that Redis announces when it misses ("keymiss", class m).</summary>
+    public void CountKeyLookup(bool hit, ReadOnlySpan<byte> key)
+    {
+        if (hit) _keyspaceHits++;
+        else
+        {
+            _keyspaceMisses++;
+            Notify(PubSub.NotifyClass.KeyMiss, "keymiss"u8, key);
+        }
     }
 
     // ---- arguments of the running command ----
@@ -191,6 +202,10 @@ public sealed class RespServerSession : IRequestHandler
             WriteError("ERR internal error while running '" + LastCommand + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", LastCommand);
         }
+        // What the deferred work published (a served BLPOP's keyspace events): this session's copy after the reply, the
+        // other subscribers' now.
+        if (_afterReply is not null) WriteAfterReply();
+        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
     }
 
     /// <summary>For callers that run sessions without a connection loop (AOF replay): waits for deferred work here.</summary>
@@ -209,7 +224,7 @@ public sealed class RespServerSession : IRequestHandler
     {
         get
         {
-            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer);
+            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer) { Events = this };
             st.Database = Database;
             return st;
         }
@@ -317,6 +332,28 @@ public sealed class RespServerSession : IRequestHandler
     /// <summary>A message this session published to itself: written after the running command's reply (Redis 7.2's
     /// pending push messages), so it never lands inside that reply (an EXEC array, say).</summary>
     internal void PushAfterReply(ReadOnlySpan<byte> message) => (_afterReply ??= new List<byte[]>()).Add(message.ToArray());
+
+    // ---- keyspace notifications (PubSub/KeyspaceEvents) ----
+
+    /// <summary>
+    /// Redis's notifyKeyspaceEvent: publishes evt for key (in db, default the selected one) when notify-keyspace-events
+    /// has cls. Off, it costs one volatile read. Handlers call it where Redis does, after the change.
+    /// </summary>
+    public void Notify(PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
+    {
+        var on = (PubSub.NotifyClass)Settings.NotifyKeyspaceEvents;
+        if ((on & cls) == 0) return;
+        PubSub.KeyspaceEvents.Publish(Server.PubSub, on, evt, key, db < 0 ? Database : db, this);
+    }
+
+    /// <summary>Whether events of cls are on now (for work done only to announce something).</summary>
+    public bool NotifyOn(PubSub.NotifyClass cls) => (Settings.NotifyKeyspaceEvents & (int)cls) != 0;
+
+    int Storage.IKeyEventSink.NotifyFlags => Settings.NotifyKeyspaceEvents;
+
+    void Storage.IKeyEventSink.KeyCreated(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.New, "new"u8, key, db);
+
+    void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
 
     private HashSet<Garnet.common.Networking.ISessionChannel>? _pushTargets;
 
