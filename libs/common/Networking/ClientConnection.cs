@@ -178,12 +178,24 @@ public sealed class ClientConnection : ISessionChannel
         }
     }
 
-    public bool Push(ReadOnlySpan<byte> message, bool defer = false)
+    public bool Push(ReadOnlySpan<byte> message)
     {
+        if (!Queue(message, out _)) return false;
+        if (_sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+        return true;
+    }
+
+    public bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend) => Queue(message, out mustSend);
+
+    /// <summary>Adds message to the pending pushes (first: there were none); false when closed or now over the limits.</summary>
+    private bool Queue(ReadOnlySpan<byte> message, out bool first)
+    {
+        first = false;
         if (Volatile.Read(ref _state) == Closed || Volatile.Read(ref _closeRequested) != 0) return false;
         bool overLimit;
         lock (_pushLock)
         {
+            first = _pushLength == 0;
             int needed = _pushLength + message.Length;
             if (needed > _pushBuffer.Length)
             {
@@ -202,7 +214,6 @@ public sealed class ClientConnection : ISessionChannel
             Close(force: true);
             return false;
         }
-        if (!defer && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
         return true;
     }
 

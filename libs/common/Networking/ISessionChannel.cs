@@ -29,12 +29,16 @@ public interface ISessionChannel
     long PendingPushBytes { get; }
 
     /// <summary>Queues message to be sent as soon as no reply batch is being sent; false when the channel is closed, or
-    /// closes now because the pending pushes passed the push limits (see PushLimits). With defer, an idle connection is
-    /// not sent to now: the caller promises a SendPushes() soon (a publisher sends once per subscriber per batch of its
-    /// requests, not once per message).</summary>
-    bool Push(ReadOnlySpan<byte> message, bool defer = false);
+    /// closes now because the pending pushes passed the push limits (see PushLimits).</summary>
+    bool Push(ReadOnlySpan<byte> message);
 
-    /// <summary>Sends the pending pushes now if the connection is idle (after deferred Pushes); any thread.</summary>
+    /// <summary>Push without sending now: an idle connection is sent to when someone calls SendPushes. mustSend is true
+    /// when this message is the first pending one: then the caller must call SendPushes soon (a publisher does when its
+    /// batch of requests is done); otherwise whoever queued the first one will, and sends this one too. So a publisher
+    /// writes once per subscriber per batch, not once per message.</summary>
+    bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend);
+
+    /// <summary>Sends the pending pushes now if the connection is idle (after PushDeferred); any thread.</summary>
     void SendPushes();
 
     /// <summary>Moves the pending pushes (whole messages, in order) to the end of replies; only from the session's own
@@ -85,11 +89,17 @@ public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null)
     public long LastActivityMs { get; } = Environment.TickCount64;
     public long PendingPushBytes => 0;
 
-    public bool Push(ReadOnlySpan<byte> message, bool defer = false)
+    public bool Push(ReadOnlySpan<byte> message)
     {
         if (_closed) return false;
         onPush?.Invoke(message.ToArray());
         return true;
+    }
+
+    public bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend)
+    {
+        mustSend = false;
+        return Push(message);
     }
 
     public void SendPushes() { }

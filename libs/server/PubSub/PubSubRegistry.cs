@@ -11,9 +11,10 @@
 //    registry (inside the same _lock section), so CLIENT LIST / NUMSUB and the confirmations' counts agree.
 //  - A message for the session that is publishing it (a RESP3 client subscribed to its own channel) is not pushed but
 //    handed to the session, which writes it after the command's reply (Redis 7.2 postpones such pushes the same way).
-//  - A message published by a session's request is queued on each subscriber without a send (Push with defer) and the
-//    session sends to each subscriber once when its batch of requests is done (RespServerSession.Process): with
-//    pipelined PUBLISHes a subscriber gets one write per batch, as Redis writes each client once per event loop turn.
+//  - A message published by a session's request is queued on each subscriber without a send (PushDeferred) and the
+//    session that queued a subscriber's first pending message sends to it once its batch of requests is done
+//    (RespServerSession.Process): with pipelined PUBLISHes a subscriber gets one write per batch, as Redis writes each
+//    client once per event loop turn.
 //  - Nothing is published while no one subscribes: HasSubscribers is one volatile read.
 using Garnet.common.Util;
 using System.Buffers.Text;
@@ -218,7 +219,7 @@ public sealed class PubSubRegistry
                 encoded[0] = session.Protocol >= 3 ? (byte)'>' : (byte)'*';
                 if (ReferenceEquals(session, sender)) session.PushAfterReply(encoded);
                 else if (sender is null) session.Connection.Push(encoded);
-                else if (session.Connection.Push(encoded, defer: true)) sender.PushedTo(session.Connection);
+                else if (session.Connection.PushDeferred(encoded, out bool mustSend) && mustSend) sender.PushedTo(session.Connection);
             }
         }
         finally

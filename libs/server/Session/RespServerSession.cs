@@ -355,12 +355,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
 
-    private HashSet<Garnet.common.Networking.ISessionChannel>? _pushTargets;
+    private List<Garnet.common.Networking.ISessionChannel>? _pushTargets;
 
-    /// <summary>A message for another client was queued on target without being sent (Push with defer): it is sent when
-    /// this batch of requests is done, together with the others for the same client.</summary>
-    internal void PushedTo(Garnet.common.Networking.ISessionChannel target) =>
-        (_pushTargets ??= new HashSet<Garnet.common.Networking.ISessionChannel>(ReferenceEqualityComparer.Instance)).Add(target);
+    /// <summary>A message for another client was queued on target as its first pending one without being sent
+    /// (PushDeferred): it is sent when this batch of requests is done, with the others queued meanwhile.</summary>
+    internal void PushedTo(Garnet.common.Networking.ISessionChannel target) => (_pushTargets ??= new()).Add(target);
 
     private void SendDeferredPushes()
     {
