@@ -298,8 +298,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void Execute()
     {
-        // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer.
-        if (_pubsub is { Total: > 0 }) _connection.DrainPushes(Writer);
+        // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer
+        // (up to a flush's worth: a larger backlog goes out after the batch, so replies never carry it into the
+        // normal class's output limit).
+        if (_pubsub is { Total: > 0 } && _connection.PendingPushBytes is > 0 and <= FlushThreshold) _connection.DrainPushes(Writer);
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
