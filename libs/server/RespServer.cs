@@ -35,6 +35,7 @@ public sealed class RespServer : IDisposable
         Commands = CommandTable.Default;
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
+        Store.ExpiryListener = new ExpiryEvents(this);
         Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
 
         var existingAof = Persistence.AofLog.Existing(settings.Dir);
@@ -66,6 +67,18 @@ public sealed class RespServer : IDisposable
 
     /// <summary>Clients waiting in blocking commands (BLPOP, ...), per key.</summary>
     public Clients.BlockedClients Blocked { get; } = new();
+
+    /// <summary>Pub/sub subscriptions and message delivery (PUBLISH, keyspace notifications).</summary>
+    public PubSub.PubSubRegistry PubSub { get; } = new();
+
+    /// <summary>"expired" events for keys active expiry deletes (no session behind them).</summary>
+    private sealed class ExpiryEvents(RespServer server) : Storage.IExpiryListener
+    {
+        public bool ExpiredEventsOn => (server.Settings.NotifyKeyspaceEvents & (int)global::Garnet.server.PubSub.NotifyClass.Expired) != 0;
+
+        public void Expired(int db, ReadOnlySpan<byte> key) =>
+            global::Garnet.server.PubSub.KeyspaceEvents.Publish(server.PubSub, (global::Garnet.server.PubSub.NotifyClass)server.Settings.NotifyKeyspaceEvents, "expired"u8, key, db, null);
+    }
 
     /// <summary>Keys WATCHed by transactions (MULTI/EXEC).</summary>
     public Transactions.WatchedKeys Watches { get; } = new();

@@ -41,6 +41,13 @@ public sealed class ServerSettings
     public volatile int IdleTimeoutSeconds;
     /// <summary>client-output-buffer-limit for normal clients, hard limit in bytes (0 = none); lives in Limits so connections read it live.</summary>
     public long OutputBufferHardLimit { get => Limits.OutputBufferHardLimit; set => Limits.OutputBufferHardLimit = value; }
+    /// <summary>client-output-buffer-limit's parts that are kept only to be shown by CONFIG GET (nothing enforces them): the
+    /// normal class's soft limit and seconds, and the replica class (there are no replicas).</summary>
+    public (long Soft, int Seconds) NormalOutputBufferSoft { get; set; }
+    public (long Hard, long Soft, int Seconds) ReplicaOutputBufferLimit { get; set; } = (256L * 1024 * 1024, 64L * 1024 * 1024, 60);
+    /// <summary>notify-keyspace-events: the PubSub.NotifyClass flags of the keyspace notifications to send (0 = none, the
+    /// default). Read once per possible event (RespServerSession.Notify), so a change applies to the next command.</summary>
+    public volatile int NotifyKeyspaceEvents;
     /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
     public Action<string>? LogLevelChanged { get; set; }
 

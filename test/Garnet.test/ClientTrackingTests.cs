@@ -185,4 +185,23 @@ public class ClientTrackingTests : ServerFixture
             return push.Elements![1].Elements![0].Text!;
         }
     }
+
+    [Test]
+    public void Resp2RedirectionToASubscribedClient()
+    {
+        using var a = _server.Client();
+        using var b = _server.Client();
+        using var sub = _server.Client();
+        long subId = sub.Execute("CLIENT", "ID").Integer;
+        var confirm = sub.Execute("SUBSCRIBE", "__redis__:invalidate");
+        Assert.That(confirm.Elements![0].Text, Is.EqualTo("subscribe"));
+        a.Execute("CLIENT", "TRACKING", "ON", "REDIRECT", subId.ToString());
+        a.Execute("GET", "ct7:k");
+        b.Execute("SET", "ct7:k", "1");
+        var m = sub.Read();
+        Assert.That(m.Elements!.Length, Is.EqualTo(3));
+        Assert.That(m.Elements[0].Text, Is.EqualTo("message"));
+        Assert.That(m.Elements[1].Text, Is.EqualTo("__redis__:invalidate"));
+        Assert.That(m.Elements[2].Elements!.Select(e => e.Text), Is.EqualTo(new[] { "ct7:k" }));
+    }
 }

@@ -12,6 +12,9 @@
 //  - Pushes (ISessionChannel.Push, from any thread) wait in a push buffer bounded by RespLimits.Push. The send gate is
 //    held by the receive loop from a batch's first request until its replies are sent, and by whoever drains pushes:
 //    so a push never lands inside a batch's replies, and a push to an idle connection is sent by the pushing thread.
+//    Exception that keeps the rule: while a batch whose replies are all sent waits for deferred work (a blocking pop),
+//    the loop lets the gate go, so pushes reach a blocked client. The session may move pending pushes into its replies
+//    between two commands (DrainPushes, with the gate held).
 //  - State moves Idle -> Busy -> Idle ... and finally Closed. A graceful Close() from another thread (shutdown)
 //    never interrupts a batch half-way: a busy connection closes when its batch is done. A forced Close()
 //    (CLIENT KILL, idle timeout, shutdown after its grace period) closes the socket at once.
@@ -112,7 +115,19 @@ public sealed class ClientConnection : ISessionChannel
                         break;
                     }
                     var ready = handler.BeforeSendAsync();
-                    if (!ready.IsCompletedSuccessfully) await ready.ConfigureAwait(false);
+                    if (!ready.IsCompletedSuccessfully)
+                    {
+                        if (output.Length == 0)
+                        {
+                            // Nothing of this batch is waiting (a blocking pop, SAVE, ... alone in its batch): pushes may
+                            // go out while it waits, as they cannot overtake a reply.
+                            _sendGate.Release();
+                            if (Volatile.Read(ref _pushLength) != 0 && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+                            try { await ready.ConfigureAwait(false); }
+                            finally { await _sendGate.WaitAsync().ConfigureAwait(false); }
+                        }
+                        else await ready.ConfigureAwait(false);
+                    }
                     if (output.Length > 0) await SendAsync(output.Written).ConfigureAwait(false);
                     output.Reset(releaseBuffer: true);
                     if (result == ProcessResult.Close) { close = true; break; }
@@ -165,10 +180,22 @@ public sealed class ClientConnection : ISessionChannel
 
     public bool Push(ReadOnlySpan<byte> message)
     {
+        if (!Queue(message, out _)) return false;
+        if (_sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+        return true;
+    }
+
+    public bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend) => Queue(message, out mustSend);
+
+    /// <summary>Adds message to the pending pushes (first: there were none); false when closed or now over the limits.</summary>
+    private bool Queue(ReadOnlySpan<byte> message, out bool first)
+    {
+        first = false;
         if (Volatile.Read(ref _state) == Closed || Volatile.Read(ref _closeRequested) != 0) return false;
         bool overLimit;
         lock (_pushLock)
         {
+            first = _pushLength == 0;
             int needed = _pushLength + message.Length;
             if (needed > _pushBuffer.Length)
             {
@@ -187,8 +214,12 @@ public sealed class ClientConnection : ISessionChannel
             Close(force: true);
             return false;
         }
-        if (_sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
         return true;
+    }
+
+    public void SendPushes()
+    {
+        if (Volatile.Read(ref _pushLength) != 0 && Volatile.Read(ref _state) != Closed && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
     }
 
     /// <summary>With the send gate held: sends pending pushes, releases the gate, and takes it again for pushes that came
@@ -219,6 +250,20 @@ public sealed class ClientConnection : ISessionChannel
             catch (Exception ex) when (ex is SocketException or ObjectDisposedException) { Close(force: true); }
             finally { _sendGate.Release(); }
             if (Volatile.Read(ref _pushLength) == 0 || Volatile.Read(ref _state) == Closed || !_sendGate.Wait(0)) return;
+        }
+    }
+
+    public void DrainPushes(RespWriter replies)
+    {
+        if (Volatile.Read(ref _pushLength) == 0) return;
+        lock (_pushLock)
+        {
+            if (_pushLength == 0) return;
+            replies.WriteRaw(_pushBuffer.AsSpan(0, _pushLength));
+            LargeBuffers.Return(_pushBuffer);
+            _pushBuffer = Array.Empty<byte>();
+            Volatile.Write(ref _pushLength, 0);
+            _pushOverSoftSinceMs = 0;
         }
     }
 

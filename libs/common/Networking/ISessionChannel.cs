@@ -2,8 +2,11 @@
 // of bytes from any thread (pub/sub messages, invalidations), and close. ClientConnection is the TCP one; DetachedChannel
 // runs a session with no socket (AOF replay, scripts, in-process benchmarks).
 // Invariants: Push may be called from any thread at any time, also after close (then it does nothing and returns false);
-// pushed messages go out whole, in push order, never inside a reply batch of the session's own receive loop.
+// pushed messages go out whole, in push order, never inside a reply batch of the session's own receive loop. DrainPushes
+// is called only by the session while it runs a request (its receive loop holds the send gate then): it moves the
+// pending pushes into the replies at a command boundary, so messages that came in before a command go out before its reply.
 using System.Net;
+using Garnet.common.Resp;
 
 namespace Garnet.common.Networking;
 
@@ -29,13 +32,27 @@ public interface ISessionChannel
     /// closes now because the pending pushes passed the push limits (see PushLimits).</summary>
     bool Push(ReadOnlySpan<byte> message);
 
+    /// <summary>Push without sending now: an idle connection is sent to when someone calls SendPushes. mustSend is true
+    /// when this message is the first pending one: then the caller must call SendPushes soon (a publisher does when its
+    /// batch of requests is done); otherwise whoever queued the first one will, and sends this one too. So a publisher
+    /// writes once per subscriber per batch, not once per message.</summary>
+    bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend);
+
+    /// <summary>Sends the pending pushes now if the connection is idle (after PushDeferred); any thread.</summary>
+    void SendPushes();
+
+    /// <summary>Moves the pending pushes (whole messages, in order) to the end of replies; only from the session's own
+    /// request processing, between two commands.</summary>
+    void DrainPushes(RespWriter replies);
+
     /// <summary>Closes from any thread; graceful lets a running batch finish first.</summary>
     void Close(bool force = false);
 }
 
 /// <summary>
 /// Bounds for pushed bytes not yet sent, as Redis's client-output-buffer-limit pubsub class: past Hard, or past Soft for
-/// SoftSeconds without a break, the client is disconnected and its pending pushes dropped. 0 = no limit.
+/// more than SoftSeconds without a break (seen at a later push, as Redis checks when it adds output), the client is
+/// disconnected and its pending pushes dropped. 0 = no limit.
 /// </summary>
 public sealed class PushLimits
 {
@@ -49,8 +66,8 @@ public sealed class PushLimits
     {
         if (Hard > 0 && pending > Hard) return true;
         if (Soft <= 0 || pending <= Soft) { overSoftSinceMs = 0; return false; }
-        if (overSoftSinceMs == 0) { overSoftSinceMs = nowMs; return SoftSeconds == 0; }
-        return nowMs - overSoftSinceMs >= SoftSeconds * 1000L;
+        if (overSoftSinceMs == 0) { overSoftSinceMs = Math.Max(1, nowMs); return false; }
+        return nowMs - overSoftSinceMs > SoftSeconds * 1000L;
     }
 }
 
@@ -78,6 +95,16 @@ public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null)
         onPush?.Invoke(message.ToArray());
         return true;
     }
+
+    public bool PushDeferred(ReadOnlySpan<byte> message, out bool mustSend)
+    {
+        mustSend = false;
+        return Push(message);
+    }
+
+    public void SendPushes() { }
+
+    public void DrainPushes(RespWriter replies) { }
 
     public void Close(bool force = false) => _closed = true;
 }

@@ -89,7 +89,7 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "protected-mode"];
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "protected-mode", "notify-keyspace-events"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
@@ -120,6 +120,7 @@ public static class ConfigFileLoader
             case "ignore-unreadable-data": if (redisConf) return false; o.IgnoreUnreadableData |= ParseBool("ignore-unreadable-data", value); return true;
             case "requirepass": o.RequirePass ??= value; return true;
             case "protected-mode": o.ProtectedMode ??= value; return true;
+            case "notify-keyspace-events": o.NotifyKeyspaceEvents ??= value; return true;
             case var encoding when IsEncodingLimit(encoding): o.ObjectEncodings[encoding] = value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;
@@ -130,10 +131,9 @@ public static class ConfigFileLoader
             case "client-output-buffer-limit":
                 if (redisConf)
                 {
-                    // redis.conf form: "normal 0 0 0" (other classes are ignored until they exist)
-                    var parts = value.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-                    if (parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase)) o.ClientOutputBufferLimit ??= parts[1];
-                    return parts.Length == 4 && parts[0].Equals("normal", StringComparison.OrdinalIgnoreCase);
+                    // redis.conf form, one line per class: "normal 0 0 0", "pubsub 32mb 8mb 60" (checked by SettingsBuilder).
+                    o.OutputBufferLimitsFromFile.Add(value);
+                    return true;
                 }
                 o.ClientOutputBufferLimit ??= value;
                 return true;

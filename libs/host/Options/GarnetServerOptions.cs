@@ -40,8 +40,11 @@ public sealed class GarnetServerOptions
     [Option("client-query-buffer-limit", HelpText = "Most unprocessed request bytes per client (at least 1mb). Default: 1gb")]
     public string? ClientQueryBufferLimit { get; set; }
 
-    [Option("client-output-buffer-limit", HelpText = "Largest pending reply per normal client before it is dropped (0 = no limit; replies are sent as they are produced). Default: 0")]
+    [Option("client-output-buffer-limit", HelpText = "A size: the largest pending reply per normal client before it is dropped (0 = no limit; replies are sent as they are produced). Or Redis's form \"<class> <hard> <soft> <seconds> ...\" with classes normal, replica, pubsub: the pubsub class bounds pub/sub messages not yet sent to a subscriber (past <hard>, or past <soft> for <seconds>, it is disconnected). Default: \"normal 0 0 0 pubsub 32mb 8mb 60\"")]
     public string? ClientOutputBufferLimit { get; set; }
+
+    [Option("notify-keyspace-events", HelpText = "Keyspace notifications to publish, as Redis's classes: K (__keyspace@<db>__ channels), E (__keyevent@<db>__ channels) and the event classes g $ l s h z x e t d n m, A = g$lshzxetd. \"\" = none. Default: \"\"")]
+    public string? NotifyKeyspaceEvents { get; set; }
 
     [Option("save", HelpText = "Checkpoint rules as in redis.conf: pairs of <seconds> <changes>; a checkpoint is taken when at least <changes> writes happened and more than <seconds> passed since the last one. \"\" turns periodic checkpoints (and the one at shutdown) off. Default: \"3600 1 300 100 60 10000\"")]
     public string? Save { get; set; }
@@ -63,6 +66,10 @@ public sealed class GarnetServerOptions
 
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
+
+    /// <summary>client-output-buffer-limit lines of a redis.conf file ("<class> <hard> <soft> <seconds>", the last one of each
+    /// class), applied before --client-output-buffer-limit. Not a command-line option.</summary>
+    public List<string> OutputBufferLimitsFromFile { get; } = new();
 
     /// <summary>Collection encoding limits from a config file (hash-max-listpack-entries, ...; Redis's names and aliases),
     /// applied at start-up. Not a command-line option.</summary>

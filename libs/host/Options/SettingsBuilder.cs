@@ -90,8 +90,25 @@ public static class SettingsBuilder
             "no" or "false" or "0" => false,
             _ => throw Invalid("protected-mode", o.ProtectedMode, "yes or no"),
         };
+        if (!Garnet.server.PubSub.KeyspaceEvents.TryParse(o.NotifyKeyspaceEvents ?? "", out var notify))
+            throw Invalid("notify-keyspace-events", o.NotifyKeyspaceEvents, "the class letters K E g $ l s h z x e t m d n A, e.g. \"KEA\" or \"Ex\", or \"\" for none");
+        s.NotifyKeyspaceEvents = (int)notify;
         s.ConfigFile = o.ConfigFile is null ? null : Path.GetFullPath(o.ConfigFile);
-        s.OutputBufferHardLimit = Memory("client-output-buffer-limit", o.ClientOutputBufferLimit ?? "0", 0, long.MaxValue);
+        // client-output-buffer-limit: the config file's classes, then the option (a size = the normal hard limit, or Redis's form).
+        foreach (var line in o.OutputBufferLimitsFromFile)
+        {
+            if (!ConfigParameters.TryParseOutputBufferLimit(line, out var classes, out var error))
+                throw new OptionsException($"Invalid value for client-output-buffer-limit: '{line}' ({error})");
+            ConfigParameters.ApplyOutputBufferLimit(s, classes);
+        }
+        string obl = (o.ClientOutputBufferLimit ?? "").Trim();
+        if (obl.Contains(' '))
+        {
+            if (!ConfigParameters.TryParseOutputBufferLimit(obl, out var classes, out var error))
+                throw Invalid("client-output-buffer-limit", o.ClientOutputBufferLimit, $"a size, or groups of <class> <hard> <soft> <seconds> with classes normal, replica, pubsub ({error})");
+            ConfigParameters.ApplyOutputBufferLimit(s, classes);
+        }
+        else if (obl.Length > 0) s.OutputBufferHardLimit = Memory("client-output-buffer-limit", obl, 0, long.MaxValue);
         return s;
     }
 

@@ -46,10 +46,14 @@ public static class BitFieldCommands
         bool writes = array.Any(o => o.Op != BitFieldOp.Get);
         var input = new StringInput { Op = StringOp.BitField, Extra = array };
         var st = writes ? s.Storage.Rmw(s.Arg(1), ref input) : s.Storage.Read(s.Arg(1), ref input);
-        if (!writes) s.CountKeyLookup(st.IsFound()); // only GETs: Redis reads the key as a read (lookupKeyRead)
+        if (!writes) s.CountKeyLookup(st.IsFound(), s.Arg(1)); // only GETs: Redis reads the key as a read (lookupKeyRead)
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
         // A missing key reads as zeros.
         var replies = s.Storage.Result.Replies ?? Storage.BitField.Apply(Array.Empty<byte>(), array, write: false);
+        // As Redis: "setbit" when at least one SET or INCRBY was carried out (not stopped by OVERFLOW FAIL).
+        if (writes)
+            for (int i = 0; i < array.Length && i < replies.Length; i++)
+                if (array[i].Op != BitFieldOp.Get && replies[i] is not null) { s.Notify(PubSub.NotifyClass.String, "setbit"u8, s.Arg(1)); break; }
         s.Writer.WriteArrayHeader(replies.Length);
         foreach (var r in replies)
             if (r is { } n) s.Writer.WriteInteger(n);

@@ -25,6 +25,7 @@ public static class BitmapCommands
         var input = new StringInput { Op = StringOp.SetBit, Number = offset, Flags = (byte)(v[0] - '0') };
         s.Storage.Rmw(s.Arg(1), ref input);
         if (Error(s)) return;
+        s.Notify(PubSub.NotifyClass.String, "setbit"u8, s.Arg(1));
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
@@ -33,7 +34,7 @@ public static class BitmapCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset) || offset < 0 || offset > MaxBitOffset) { s.WriteError(BadOffset); return; }
         var input = new StringInput { Op = StringOp.GetBit, Number = offset };
         var st = s.Storage.Read(s.Arg(1), ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (Error(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -66,7 +67,7 @@ public static class BitmapCommands
         var input = new StringInput { Op = StringOp.BitCount };
         if (!Range(s, 2, endOptional: false, ref input)) return;
         var st = s.Storage.Read(s.Arg(1), ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (Error(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -78,7 +79,7 @@ public static class BitmapCommands
         var input = new StringInput { Op = StringOp.BitPos, Flags = (byte)(b[0] == '1' ? BitFlags.Bit : 0) };
         if (!Range(s, 3, endOptional: true, ref input)) return;
         var st = s.Storage.Read(s.Arg(1), ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (Error(s)) return;
         // A missing key is an empty string: no 1 anywhere, and the first 0 is at position 0.
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : (b[0] == '1' ? -1 : 0));
@@ -94,7 +95,7 @@ public static class BitmapCommands
         {
             var input = new StringInput { Op = StringOp.Copy };
             var st = s.Storage.Read(s.Arg(i), ref input);
-            s.CountKeyLookup(st.IsFound());
+            s.CountKeyLookup(st.IsFound(), s.Arg(i));
             if (Error(s)) return;
             sources.Add(st.IsFound() ? s.Storage.Result.Old ?? [] : []);
         }
@@ -111,8 +112,12 @@ public static class BitmapCommands
                     result[i] = op switch { "AND" => (byte)(result[i] & x), "OR" => (byte)(result[i] | x), _ => (byte)(result[i] ^ x) };
                 }
         }
-        if (length == 0) s.Storage.Delete(s.Arg(2));
-        else s.Storage.Upsert(s.Arg(2), result);
+        if (length == 0) { if (s.Storage.Delete(s.Arg(2))) s.Notify(PubSub.NotifyClass.Generic, "del"u8, s.Arg(2)); }
+        else
+        {
+            s.Storage.Upsert(s.Arg(2), result);
+            s.Notify(PubSub.NotifyClass.String, "set"u8, s.Arg(2));
+        }
         s.Writer.WriteInteger(length);
     }
 }

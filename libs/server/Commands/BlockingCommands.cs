@@ -85,9 +85,10 @@ public static class BlockingCommands
     private static byte[]? TryMove(RespServerSession s, byte[] source, byte[] destination, bool fromHead, bool toHead, out string? error)
     {
         if (!ListCommands.IsListOrMissing(s, destination, s.Database, out error)) return null;
-        var popped = ListCommands.TryPop(s, source, fromHead, 1, s.Database, out error);
+        var popped = ListCommands.TryPop(s, source, fromHead, 1, s.Database, out error, out bool emptied);
         if (popped is null) return null;
         ListCommands.TryPush(s, destination, popped[0], toHead, s.Database, out error);
+        ListCommands.NotifyMove(s, source, destination, fromHead, toHead, emptied, s.Database);
         return popped[0];
     }
 

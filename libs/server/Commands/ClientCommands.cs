@@ -74,8 +74,8 @@ public static class ClientCommands
                 s.WriteError($"ERR Unknown client type '{s.ArgString(3)}'");
                 return;
             }
-            // Every client is a normal one until replication and pub/sub exist.
-            if (type != "normal") clients.Clear();
+            // As Redis's getClientType: a client with subscriptions is a pubsub one; there are no masters or replicas.
+            clients = clients.Where(c => IsOfType(c, type)).ToList();
         }
         else if (s.Argc >= 4 && s.ArgEquals(2, "ID"u8))
         {
@@ -102,12 +102,21 @@ public static class ClientCommands
         s.Writer.WriteVerbatimString(sb.ToString());
     }
 
+    private static bool IsOfType(RespServerSession c, string type) => type switch
+    {
+        "normal" => !c.IsSubscribed,
+        "pubsub" => c.IsSubscribed,
+        _ => false,
+    };
+
     /// <summary>One CLIENT LIST line, in Redis 7.2's field order.</summary>
     internal static string Describe(RespServerSession c)
     {
         long now = Environment.TickCount64;
         var conn = c.Connection;
         int qbuf = conn.QueryBufferLength;
+        var subs = c.Subscriptions;
+        long omem = conn.PendingPushBytes;
         var sb = new StringBuilder(256);
         sb.Append("id=").Append(c.Id)
           .Append(" addr=").Append(FormatEndPoint(conn.RemoteEndPoint))
@@ -118,14 +127,17 @@ public static class ClientCommands
           .Append(" idle=").Append((now - c.LastInteractionMs) / 1000)
           .Append(" flags=").Append(Flags(c))
           .Append(" db=").Append(c.Database)
-          .Append(" sub=0 psub=0 ssub=0 multi=").Append(c.TransactionIfAny is { InMulti: true } tx ? tx.Commands.Count : -1)
+          .Append(" sub=").Append(subs?.ChannelCount ?? 0)
+          .Append(" psub=").Append(subs?.PatternCount ?? 0)
+          .Append(" ssub=").Append(subs?.ShardChannelCount ?? 0)
+          .Append(" multi=").Append(c.TransactionIfAny is { InMulti: true } tx ? tx.Commands.Count : -1)
           .Append(" qbuf=").Append(qbuf)
           .Append(" qbuf-free=").Append(Math.Max(0, conn.QueryBufferCapacity - qbuf))
           .Append(" argv-mem=0 multi-mem=0")
           .Append(" rbs=").Append(conn.QueryBufferCapacity)
           .Append(" rbp=").Append(conn.QueryBufferCapacity)
-          .Append(" obl=0 oll=0 omem=0")
-          .Append(" tot-mem=").Append(conn.QueryBufferCapacity + c.Writer.Length + 1024)
+          .Append(" obl=0 oll=0 omem=").Append(omem)
+          .Append(" tot-mem=").Append(conn.QueryBufferCapacity + c.Writer.Length + omem + 1024)
           .Append(" events=r")
           .Append(" cmd=").Append(c.LastCommand)
           .Append(" user=").Append(c.User)
@@ -137,11 +149,12 @@ public static class ClientCommands
         return sb.ToString();
     }
 
-    /// <summary>CLIENT LIST flags=, as Redis's letters: x in MULTI, d a watched key changed, t tracking, B broadcast tracking,
+    /// <summary>CLIENT LIST flags=, as Redis's letters: P subscribed, x in MULTI, d a watched key changed, t tracking, B broadcast tracking,
     /// R broken tracking redirection; N for none.</summary>
     private static string Flags(RespServerSession c)
     {
         var f = new StringBuilder(4);
+        if (c.IsSubscribed) f.Append('P');
         if (c.TransactionIfAny is { } tx)
         {
             if (tx.InMulti) f.Append('x');
@@ -246,7 +259,7 @@ public static class ClientCommands
             (addrFilter is null || FormatEndPoint(c.Connection.RemoteEndPoint) == addrFilter) &&
             (laddrFilter is null || FormatEndPoint(c.Connection.LocalEndPoint) == laddrFilter) &&
             (user is null || c.User == user) &&
-            (type is null || type == "normal") &&
+            (type is null || IsOfType(c, type)) &&
             (maxAge == 0 || (now - c.CreatedMs) / 1000 >= maxAge) &&
             !(skipMe && c == s)).ToList();
         s.Writer.WriteInteger(victims.Count);

@@ -1,6 +1,6 @@
 // CollectionCommand: what the handlers of every collection family share: an ObjectOperation given as a function on one
 // collection type (CollectionOp), running it on a key (a write through UpdateObject; a read through ReadObject, counted
-// as a key lookup) with its error written, and copies of the arguments.
+// as a key lookup) with its error written, copies of the arguments, and the keyspace events of a change (Notify).
 using Garnet.server.Objects;
 using Garnet.server.Session;
 using Garnet.server.Storage;
@@ -28,11 +28,19 @@ internal static class CollectionCommand
         else
         {
             s.Storage.ReadObject(key, op);
-            s.CountKeyLookup(op.Status.IsFound() && op.Error is null);
+            s.CountKeyLookup(op.Status.IsFound() && op.Error is null, key);
         }
         if (op.Error is null) return true;
         s.WriteError(op.Error);
         return false;
+    }
+
+    /// <summary>Redis's events after a write that changed key: evt (of class cls), then "del" when the write emptied the
+    /// collection (the engine deleted the key).</summary>
+    public static void Notify(RespServerSession s, ObjectOperation op, PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
+    {
+        s.Notify(cls, evt, key, db);
+        if ((op.Status & Status.Deleted) != 0) s.Notify(PubSub.NotifyClass.Generic, "del"u8, key, db);
     }
 
     /// <summary>Copies of the arguments from index on.</summary>

@@ -173,7 +173,8 @@ public static class CommandCommands
         int argc = s.Argc - 2;
         if (cmd is not null && cmd.HasSubcommands && argc >= 2) cmd = cmd.FindSubcommand(s.Arg(3));
         if (cmd is null) { s.WriteError("ERR Invalid command specified"); return; }
-        if (!cmd.Keys.HasKeys) { s.WriteError("ERR The command has no key arguments"); return; }
+        // As Redis's doesCommandHaveKeys: key specs that name channels (NOT_KEY) are no keys.
+        if (!cmd.HasStoreKeys) { s.WriteError("ERR The command has no key arguments"); return; }
         if (!cmd.ArityMatches(argc)) { s.WriteError("ERR Invalid number of arguments specified for command"); return; }
         var positions = new List<int>();
         cmd.GetKeyPositions(argc, positions);

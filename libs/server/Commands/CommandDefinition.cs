@@ -87,6 +87,13 @@ public sealed class CommandDefinition
     /// name more than one key are locked exclusively anyway; see Session/CommandKeyLocks.</summary>
     public bool LocksKeysExclusively { get; init; }
 
+    /// <summary>The positions in Keys name pub/sub shard channels, not keys (Redis's NOT_KEY key spec: SSUBSCRIBE, SPUBLISH):
+    /// COMMAND INFO describes them, but they are not locked, watched or returned by COMMAND GETKEYS.</summary>
+    public bool KeysAreChannels { get; init; }
+
+    /// <summary>The command names keys of the store (locked while it runs, touched for WATCH, signalled for blocked clients).</summary>
+    public bool HasStoreKeys => Keys.HasKeys && !KeysAreChannels;
+
     /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
     public bool RunsInMulti { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];

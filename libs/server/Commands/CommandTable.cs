@@ -47,7 +47,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, KeysAreChannels = d.KeysAreChannels, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -82,6 +82,29 @@ public sealed class CommandTable
         yield return new() { Name = "discard", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.0.0", Summary = "Discards a transaction.", Complexity = "O(N), when N is the number of queued commands", RunsInMulti = true, Handler = TransactionCommands.Discard };
         yield return new() { Name = "watch", Arity = -2, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Keys = new KeyRange(1, -1, 1), KeySpecFlags = ["RO"], Group = "transactions", Since = "2.2.0", Summary = "Monitors changes to keys to determine the execution of a transaction.", Complexity = "O(1) for every key.", RunsInMulti = true, Handler = TransactionCommands.Watch };
         yield return new() { Name = "unwatch", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.2.0", Summary = "Forgets about watched keys of a transaction.", Handler = TransactionCommands.Unwatch };
+        // pub/sub (PubSubCommands)
+        const CommandFlags subFlags = CommandFlags.PubSub | NoScript | Loading | Stale;
+        yield return new() { Name = "subscribe", Arity = -2, Flags = subFlags | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels.", Complexity = "O(N) where N is the number of channels to subscribe to.", Handler = PubSubCommands.Subscribe };
+        yield return new() { Name = "unsubscribe", Arity = -1, Flags = subFlags | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages posted to channels.", Complexity = "O(N) where N is the number of channels to unsubscribe.", Handler = PubSubCommands.Unsubscribe };
+        yield return new() { Name = "psubscribe", Arity = -2, Flags = subFlags | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels that match one or more patterns.", Complexity = "O(N) where N is the number of patterns to subscribe to.", Handler = PubSubCommands.PSubscribe };
+        yield return new() { Name = "punsubscribe", Arity = -1, Flags = subFlags | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages published to channels that match one or more patterns.", Complexity = "O(N) where N is the number of patterns to unsubscribe.", Handler = PubSubCommands.PUnsubscribe };
+        yield return new() { Name = "publish", Arity = 3, Flags = CommandFlags.PubSub | Loading | Stale | Fast | MayReplicate | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Posts a message to a channel.", Complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", Handler = PubSubCommands.Publish };
+        yield return new() { Name = "ssubscribe", Arity = -2, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true, KeySpecFlags = ["not_key"], Group = "pubsub", Since = "7.0.0", Summary = "Listens for messages published to shard channels.", Complexity = "O(N) where N is the number of shard channels to subscribe to.", Handler = PubSubCommands.SSubscribe };
+        yield return new() { Name = "sunsubscribe", Arity = -1, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true, KeySpecFlags = ["not_key"], Group = "pubsub", Since = "7.0.0", Summary = "Stops listening to messages posted to shard channels.", Complexity = "O(N) where N is the number of shard channels to unsubscribe.", Handler = PubSubCommands.SUnsubscribe };
+        yield return new() { Name = "spublish", Arity = 3, Flags = CommandFlags.PubSub | Loading | Stale | Fast | MayReplicate, Keys = new KeyRange(1, 1, 1), KeysAreChannels = true, KeySpecFlags = ["not_key"], Group = "pubsub", Since = "7.0.0", Summary = "Post a message to a shard channel", Complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel.", Handler = PubSubCommands.SPublish };
+        yield return new()
+        {
+            Name = "pubsub", Arity = -2, Group = "pubsub", Since = "2.8.0", Summary = "A container for Pub/Sub commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "channels", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale, Since = "2.8.0", Summary = "Returns the active channels.", Complexity = "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", Handler = PubSubCommands.Channels },
+                new() { Name = "numsub", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale, Since = "2.8.0", Summary = "Returns a count of subscribers to channels.", Complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels", Handler = PubSubCommands.NumSub },
+                new() { Name = "numpat", Arity = 2, Flags = CommandFlags.PubSub | Loading | Stale, Since = "2.8.0", Summary = "Returns a count of unique pattern subscriptions.", Handler = PubSubCommands.NumPat },
+                new() { Name = "shardchannels", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale, Since = "7.0.0", Summary = "Returns the active shard channels.", Complexity = "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", Handler = PubSubCommands.ShardChannels },
+                new() { Name = "shardnumsub", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale, Since = "7.0.0", Summary = "Returns the count of subscribers of shard channels.", Complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", Handler = PubSubCommands.ShardNumSub },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "6.2.0", Summary = "Returns helpful text about the different subcommands.", Handler = PubSubCommands.Help },
+            ],
+        };
         yield return new()
         {
             Name = "client", Arity = -2, Acl = A.Slow, Group = "connection", Since = "2.4.0", Summary = "A container for client connection commands.", Complexity = "Depends on subcommand.",

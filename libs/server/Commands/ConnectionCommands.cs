@@ -14,6 +14,14 @@ public static class ConnectionCommands
     public static void Ping(RespServerSession s)
     {
         if (s.Argc > 2) { s.WriteError("ERR wrong number of arguments for 'ping' command"); return; }
+        if (s.IsSubscribed && s.Protocol == 2)
+        {
+            // RESP2 subscribed mode: ["pong", message or ""], so that it cannot be taken for a message.
+            s.Writer.WriteArrayHeader(2);
+            s.Writer.WriteBulkString("pong"u8);
+            s.Writer.WriteBulkString(s.Argc == 1 ? default : s.Arg(1));
+            return;
+        }
         if (s.Argc == 1) s.Writer.WriteRaw("+PONG\r\n"u8);
         else s.Writer.WriteBulkString(s.Arg(1));
     }
@@ -149,6 +157,7 @@ public static class ConnectionCommands
     public static void Reset(RespServerSession s)
     {
         s.ResetTransaction();
+        PubSubCommands.UnsubscribeAll(s, notify: false);
         s.Database = 0;
         s.Protocol = 2;
         s.Name = null;

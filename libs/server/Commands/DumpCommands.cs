@@ -12,7 +12,7 @@ public static class DumpCommands
     {
         var input = new StringInput { Op = StringOp.Fetch };
         var st = s.Storage.Read(s.Arg(1), ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
         if (!st.IsFound()) { s.Writer.WriteNull(); return; }
         s.Writer.WriteBulkString(s.Storage.Result.Value is { } collection ? DumpFormat.Dump(collection) : DumpFormat.Dump(s.Storage.Result.Old!));
@@ -56,7 +56,7 @@ public static class DumpCommands
             {
                 // Already expired: nothing is created (an existing key is removed, as REPLACE asked).
                 s.PropagateAs(Persistence.ArgRef.Of("DEL"), Persistence.ArgRef.Of(1));
-                s.Storage.Delete(s.Arg(1));
+                if (s.Storage.Delete(s.Arg(1))) s.Notify(PubSub.NotifyClass.Generic, "del"u8, s.Arg(1));
                 s.Writer.WriteOk();
                 return;
             }
@@ -68,7 +68,9 @@ public static class DumpCommands
             for (int i = 4; i < s.Argc; i++) args.Add(Persistence.ArgRef.Of(i));
             s.PropagateAs([.. args]);
         }
+        if (replace && s.NotifyOn(PubSub.NotifyClass.New)) s.Storage.Delete(s.Arg(1)); // as Redis: deleted, then added ("new")
         s.Storage.UpsertFetched(s.Arg(1), value, at);
+        s.Notify(PubSub.NotifyClass.Generic, "restore"u8, s.Arg(1));
         if (idle)
         {
             var setIdle = new StringInput { Op = StringOp.SetAccessTime, Number = Math.Max(0, Garnet.storage.Log.AccessClock.NowSeconds - Math.Min(idleSeconds, uint.MaxValue)) };

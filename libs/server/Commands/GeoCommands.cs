@@ -244,7 +244,7 @@ public static class GeoCommands
         if (r.StoreKey < 0) s.PropagateNothing(); // GEORADIUS without STORE changes nothing: not for the AOF
         if (!exists || (points.Count == 0 && r.StoreKey < 0))
         {
-            if (r.StoreKey >= 0) SortedSetCommands.Store(s, s.Arg(r.StoreKey), []);
+            if (r.StoreKey >= 0) SortedSetCommands.Store(s, s.Arg(r.StoreKey), [], StoreEvent(s));
             else s.Writer.WriteArrayHeader(0);
             return;
         }
@@ -264,7 +264,7 @@ public static class GeoCommands
             for (int i = 0; i < returned; i++)
                 if (seen.Add(found[i].Member)) stored.Add((found[i].Member, r.StoreDist ? found[i].Dist / conversion : found[i].Score));
             stored.Sort(SortedSetObject.Compare);
-            SortedSetCommands.Store(s, s.Arg(r.StoreKey), stored);
+            SortedSetCommands.Store(s, s.Arg(r.StoreKey), stored, StoreEvent(s));
             return;
         }
         int options = (r.WithDist ? 1 : 0) + (r.WithHash ? 1 : 0) + (r.WithCoord ? 1 : 0);
@@ -382,6 +382,9 @@ public static class GeoCommands
 
     /// <summary>The members inside the shape, cell by cell in the order of GeoHash.SearchCells, each cell in score
     /// order; with ANY, stops once COUNT are found.</summary>
+    /// <summary>The keyspace event of a stored search, as Redis names it.</summary>
+    private static ReadOnlySpan<byte> StoreEvent(RespServerSession s) => s.ArgEquals(0, "GEOSEARCHSTORE"u8) ? "geosearchstore"u8 : "georadiusstore"u8;
+
     private static List<Point> Find(SortedSetObject z, Request r)
     {
         var cells = GeoHash.SearchCells(r.Shape, out _);

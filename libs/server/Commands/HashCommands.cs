@@ -3,6 +3,7 @@
 using System.Globalization;
 using System.Text;
 using Garnet.server.Objects;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -33,6 +34,7 @@ public static class HashCommands
             return true;
         }, creates: true);
         if (!Run(s, op, write: true)) return;
+        s.Notify(NotifyClass.Hash, "hset"u8, s.Arg(1));
         if (reply) s.Writer.WriteInteger(added); else s.Writer.WriteOk();
     }
 
@@ -43,6 +45,7 @@ public static class HashCommands
         bool set = false;
         var op = HashOp(h => set = !h.Contains(field) && h.Set(field, value), creates: true);
         if (!Run(s, op, write: true)) return;
+        if (set) s.Notify(NotifyClass.Hash, "hset"u8, s.Arg(1));
         s.Writer.WriteInteger(set ? 1 : 0);
     }
 
@@ -74,6 +77,7 @@ public static class HashCommands
             return removed > 0;
         });
         if (!Run(s, op, write: true)) return;
+        if (removed > 0) CollectionCommand.Notify(s, op, NotifyClass.Hash, "hdel"u8, s.Arg(1));
         s.Writer.WriteInteger(removed);
     }
 
@@ -135,6 +139,7 @@ public static class HashCommands
         }, creates: true);
         if (!Run(s, op, write: true)) return;
         if (error is not null) { s.WriteError(error); return; }
+        s.Notify(NotifyClass.Hash, "hincrby"u8, s.Arg(1));
         s.Writer.WriteInteger(result);
     }
 
@@ -159,6 +164,7 @@ public static class HashCommands
         }, creates: true);
         if (!Run(s, op, write: true)) return;
         if (error is not null) { s.WriteError(error); return; }
+        s.Notify(NotifyClass.Hash, "hincrbyfloat"u8, s.Arg(1));
         s.Writer.WriteBulkString(text);
         // Replicas and the AOF get the result, not the increment (as Redis propagates HSET key field result).
         s.PropagateAs(Persistence.ArgRef.Of("HSET"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(2), Persistence.ArgRef.Of(text));

@@ -17,6 +17,7 @@ public static class HyperLogLogCommands
         var input = new StringInput { Op = StringOp.PfAdd, Extra = elements };
         s.Storage.Rmw(s.Arg(1), ref input);
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return; }
+        if (s.Storage.Result.Number != 0) s.Notify(PubSub.NotifyClass.String, "pfadd"u8, s.Arg(1));
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
@@ -31,7 +32,7 @@ public static class HyperLogLogCommands
         expiration = 0;
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(key, ref input);
-        s.CountKeyLookup(st.IsFound()); // PFCOUNT and PFMERGE read every key as a read (lookupKeyRead)
+        s.CountKeyLookup(st.IsFound(), key); // PFCOUNT and PFMERGE read every key as a read (lookupKeyRead)
         if (s.Storage.Result.Error is not null) { s.WriteError(HyperLogLog.NotHll); return false; }
         if (!st.IsFound()) return true;
         expiration = s.Storage.Result.Number;
@@ -73,6 +74,7 @@ public static class HyperLogLogCommands
             MergeInto(max, regs);
         }
         s.Storage.Upsert(s.Arg(1), HyperLogLog.Encode(max, allSparse), destinationExpiration);
+        s.Notify(PubSub.NotifyClass.String, "pfadd"u8, s.Arg(1));
         s.Writer.WriteOk();
     }
 }

@@ -1,6 +1,7 @@
 // KeyCommands: commands on keys of any type (DEL, EXISTS, EXPIRE, TTL, RENAME, SCAN, ...) and on databases
 // (DBSIZE, FLUSHDB, FLUSHALL, SWAPDB). Redis 7.2 semantics and error texts.
 using System.Text;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.server.Util;
@@ -21,7 +22,12 @@ public static class KeyCommands
     public static void Del(RespServerSession s)
     {
         long n = 0;
-        for (int i = 1; i < s.Argc; i++) if (s.Storage.Delete(s.Arg(i))) n++;
+        for (int i = 1; i < s.Argc; i++)
+            if (s.Storage.Delete(s.Arg(i)))
+            {
+                n++;
+                s.Notify(NotifyClass.Generic, "del"u8, s.Arg(i));
+            }
         if (n == 0) s.PropagateNothing(); // nothing changed: not logged, breaks no WATCH, invalidates no cache
         s.Writer.WriteInteger(n);
     }
@@ -34,7 +40,7 @@ public static class KeyCommands
         for (int i = 1; i < s.Argc; i++)
         {
             bool found = Exists(s, s.Arg(i), touch: touch);
-            s.CountKeyLookup(found);
+            s.CountKeyLookup(found, s.Arg(i));
             if (found) n++;
         }
         s.Writer.WriteInteger(n);
@@ -44,7 +50,7 @@ public static class KeyCommands
     {
         var input = new StringInput { Op = StringOp.Exists };
         bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
-        s.CountKeyLookup(found);
+        s.CountKeyLookup(found, s.Arg(1));
         s.Writer.WriteSimpleString(found ? s.Storage.Result.Text ?? "string" : "none");
     }
 
@@ -84,6 +90,7 @@ public static class KeyCommands
         var input = new StringInput { Op = StringOp.Expire, Flags = (byte)flags, Number = ms };
         s.Storage.Rmw(s.Arg(1), ref input);
         long changed = s.Storage.Result.Number;
+        if (changed != 0) s.Notify(NotifyClass.Generic, flags.HasFlag(ExpireFlags.DeleteNow) ? "del"u8 : "expire"u8, s.Arg(1));
         if (changed == 0) s.PropagateNothing();
         else if (flags.HasFlag(ExpireFlags.DeleteNow)) s.PropagateAs(Persistence.ArgRef.Of("DEL"), Persistence.ArgRef.Of(1));
         else s.PropagateAs(Persistence.ArgRef.Of("PEXPIREAT"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(ms.ToString()));
@@ -99,7 +106,7 @@ public static class KeyCommands
     {
         var input = new StringInput { Op = StringOp.Ttl };
         bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
-        s.CountKeyLookup(found);
+        s.CountKeyLookup(found, s.Arg(1));
         if (!found) { s.Writer.WriteInteger(-2); return; }
         long at = s.Storage.Result.Number;
         s.Writer.WriteInteger(at == 0 ? -1 : Math.Max(0, convert(at)));
@@ -109,7 +116,9 @@ public static class KeyCommands
     {
         var input = new StringInput { Op = StringOp.Persist };
         s.Storage.Rmw(s.Arg(1), ref input);
-        s.Writer.WriteInteger(s.Storage.Result.Number);
+        long removed = s.Storage.Result.Number;
+        if (removed != 0) s.Notify(NotifyClass.Generic, "persist"u8, s.Arg(1));
+        s.Writer.WriteInteger(removed);
     }
 
     public static void Touch(RespServerSession s) => CountExisting(s, touch: true);
@@ -136,8 +145,12 @@ public static class KeyCommands
         bool same = s.Arg(1).SequenceEqual(s.Arg(2));
         if (nx && Exists(s, s.Arg(2))) { s.Writer.WriteInteger(0); return; }
         if (same) { if (nx) s.Writer.WriteInteger(0); else s.Writer.WriteOk(); return; }
+        // Redis deletes an existing destination and adds the key anew ("new" even then).
+        if (s.NotifyOn(NotifyClass.New)) s.Storage.Delete(s.Arg(2));
         s.Storage.UpsertFetched(s.Arg(2), value, expiration);
         s.Storage.Delete(s.Arg(1));
+        s.Notify(NotifyClass.Generic, "rename_from"u8, s.Arg(1));
+        s.Notify(NotifyClass.Generic, "rename_to"u8, s.Arg(2));
         if (nx) s.Writer.WriteInteger(1);
         else s.Writer.WriteOk();
     }
@@ -159,10 +172,12 @@ public static class KeyCommands
         }
         if (db == s.Database && s.Arg(1).SequenceEqual(s.Arg(2))) { s.WriteError("ERR source and destination objects are the same"); return; }
         var value = Fetch(s, s.Arg(1), out long expiration);
-        s.CountKeyLookup(value is not null); // Redis reads COPY's source as a read (lookupKeyRead)
+        s.CountKeyLookup(value is not null, s.Arg(1)); // Redis reads COPY's source as a read (lookupKeyRead)
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
+        if (s.NotifyOn(NotifyClass.New)) s.Storage.Delete(s.Arg(2), db); // as Redis: REPLACE deletes, then adds ("new")
         s.Storage.UpsertFetched(s.Arg(2), value, expiration, db);
+        s.Notify(NotifyClass.Generic, "copy_to"u8, s.Arg(2), db);
         if (db != s.Database) s.KeyChanged(db, s.Arg(2)); // the table's keys are the current database's
         s.Writer.WriteInteger(1);
     }
@@ -176,6 +191,8 @@ public static class KeyCommands
         if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(1), value, expiration, (int)d);
         s.Storage.Delete(s.Arg(1));
+        s.Notify(NotifyClass.Generic, "move_from"u8, s.Arg(1));
+        s.Notify(NotifyClass.Generic, "move_to"u8, s.Arg(1), (int)d);
         s.KeyChanged((int)d, s.Arg(1));
         s.Writer.WriteInteger(1);
     }

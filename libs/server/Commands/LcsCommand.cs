@@ -89,7 +89,7 @@ public static class LcsCommand
     {
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(key, ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), key);
         value = st.IsFound() ? s.Storage.Result.Old ?? [] : [];
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return false; }
         return true;

@@ -2,6 +2,7 @@
 // engine on the key's list (ObjectFunctions); LMOVE and RPOPLPUSH are two, under the exclusive locks of both keys
 // (the command table marks them multi-key writes), so no other command sees the element in neither list.
 using Garnet.server.Objects;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -34,6 +35,7 @@ public static class ListCommands
             return true;
         }, creates: !onlyIfExists);
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (length > 0) s.Notify(NotifyClass.List, head ? "lpush"u8 : "rpush"u8, s.Arg(1));
         s.Writer.WriteInteger(length);
     }
 
@@ -58,6 +60,7 @@ public static class ListCommands
             return popped.Count > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (popped.Count > 0) CollectionCommand.Notify(s, op, NotifyClass.List, head ? "lpop"u8 : "rpop"u8, s.Arg(1));
         if (!withCount) { if (popped.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(popped[0]); return; }
         if (!exists) { s.Writer.WriteNullArray(); return; }
         WriteItems(s, popped);
@@ -122,6 +125,7 @@ public static class ListCommands
         }, missing: () => error = "ERR no such key");
         if (!Run(s, s.Arg(1), op, write: true)) return;
         if (error is not null) { s.WriteError(error); return; }
+        s.Notify(NotifyClass.List, "lset"u8, s.Arg(1));
         s.Writer.WriteOk();
     }
 
@@ -143,6 +147,7 @@ public static class ListCommands
             return true;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (result > 0) s.Notify(NotifyClass.List, "linsert"u8, s.Arg(1));
         s.Writer.WriteInteger(result);
     }
 
@@ -157,14 +162,17 @@ public static class ListCommands
             return removed > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (removed > 0) CollectionCommand.Notify(s, op, NotifyClass.List, "lrem"u8, s.Arg(1));
         s.Writer.WriteInteger(removed);
     }
 
     public static void LTrim(RespServerSession s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
+        bool existed = false;
         var op = ListOp(l =>
         {
+            existed = true;
             long a = start, b = stop;
             if (!Normalize(l.Count, ref a, ref b)) { l.Clear(); return true; } // empty: the key goes
             if (a == 0 && b == l.Count - 1) return false;
@@ -172,6 +180,8 @@ public static class ListCommands
             return true;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        // As Redis: "ltrim" whenever the list exists, trimmed or not.
+        if (existed) CollectionCommand.Notify(s, op, NotifyClass.List, "ltrim"u8, s.Arg(1));
         s.Writer.WriteOk();
     }
 
@@ -249,6 +259,7 @@ public static class ListCommands
             var push = ListOp(l => { if (toHead) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
             if (!Run(s, s.Arg(2), push, write: true)) return;
         }
+        NotifyMove(s, s.Arg(1), s.Arg(2), fromHead, toHead, emptied: (pop.Status & Status.Deleted) != 0, s.Database);
         s.Writer.WriteBulkString(item);
     }
 
@@ -277,9 +288,29 @@ public static class ListCommands
         s.Writer.WriteNullArray();
     }
 
+    /// <summary>LMOVE's events in Redis's order: the push on destination, the pop on source, "del" when source emptied.</summary>
+    internal static void NotifyMove(RespServerSession s, ReadOnlySpan<byte> source, ReadOnlySpan<byte> destination, bool fromHead, bool toHead, bool emptied, int db)
+    {
+        s.Notify(NotifyClass.List, toHead ? "lpush"u8 : "rpush"u8, destination, db);
+        s.Notify(NotifyClass.List, fromHead ? "lpop"u8 : "rpop"u8, source, db);
+        if (emptied && !source.SequenceEqual(destination)) s.Notify(NotifyClass.Generic, "del"u8, source, db);
+    }
+
     /// <summary>Pops up to count items from one end of key's list in database db: null when the key holds no list items;
-    /// error is set (and nothing changed) for a key of another type.</summary>
+    /// error is set (and nothing changed) for a key of another type. Announces "lpop"/"rpop" (and "del").</summary>
     internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error)
+    {
+        var popped = TryPop(s, key, head, count, db, out error, out bool emptied);
+        if (popped is not null)
+        {
+            s.Notify(NotifyClass.List, head ? "lpop"u8 : "rpop"u8, key, db);
+            if (emptied) s.Notify(NotifyClass.Generic, "del"u8, key, db);
+        }
+        return popped;
+    }
+
+    /// <summary>TryPop without events; emptied: the pop deleted the key.</summary>
+    internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error, out bool emptied)
     {
         var popped = new List<byte[]>();
         var op = ListOp(l =>
@@ -290,10 +321,12 @@ public static class ListCommands
         });
         s.Storage.UpdateObject(key, op, db);
         error = op.Error;
+        emptied = (op.Status & Status.Deleted) != 0;
         return popped.Count > 0 ? popped : null;
     }
 
-    /// <summary>Pushes item at one end of key's list in database db (creating it); false with error for another type.</summary>
+    /// <summary>Pushes item at one end of key's list in database db (creating it); false with error for another type. No
+    /// events (the caller announces them).</summary>
     internal static bool TryPush(RespServerSession s, ReadOnlySpan<byte> key, byte[] item, bool head, int db, out string? error)
     {
         var op = ListOp(l => { if (head) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);

@@ -5,6 +5,7 @@
 // SPOP is random: it is logged to the AOF as the SREM (or DEL) of what it popped, so that a replay ends the same.
 using Garnet.server.Objects;
 using Garnet.server.Persistence;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -51,6 +52,7 @@ public static class SetCommands
             return added > 0 || set.SetEncoding != before;
         }, creates: true);
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (added > 0) s.Notify(NotifyClass.Set, "sadd"u8, s.Arg(1));
         s.Writer.WriteInteger(added);
     }
 
@@ -65,6 +67,7 @@ public static class SetCommands
             return removed > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (removed > 0) CollectionCommand.Notify(s, op, NotifyClass.Set, "srem"u8, s.Arg(1));
         s.Writer.WriteInteger(removed);
     }
 
@@ -130,6 +133,7 @@ public static class SetCommands
             return;
         }
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (popped.Count > 0) CollectionCommand.Notify(s, op, NotifyClass.Set, "spop"u8, s.Arg(1));
         if (popped.Count == 0) s.PropagateNothing();
         else if (whole && withCount) s.PropagateAs(ArgRef.Of("DEL"), ArgRef.Of(1));
         else
@@ -178,10 +182,14 @@ public static class SetCommands
         if (source is null) { s.Writer.WriteInteger(0); return; }
         if (!TryRead(s, s.Arg(2), out _)) return;
         if (s.Arg(1).SequenceEqual(s.Arg(2))) { s.Writer.WriteInteger(source.Contains(member) ? 1 : 0); return; }
-        bool removed = false;
-        if (!Run(s, s.Arg(1), SetOp(set => removed = set.Remove(member)), write: true)) return;
+        bool removed = false, added = false;
+        var remove = SetOp(set => removed = set.Remove(member));
+        if (!Run(s, s.Arg(1), remove, write: true)) return;
         if (!removed) { s.Writer.WriteInteger(0); return; }
-        if (!Run(s, s.Arg(2), SetOp(set => set.Add(member), creates: true), write: true)) return;
+        // Redis's order: "srem" (and "del") on the source, then the destination ("new" when created, "sadd" when added).
+        CollectionCommand.Notify(s, remove, NotifyClass.Set, "srem"u8, s.Arg(1));
+        if (!Run(s, s.Arg(2), SetOp(set => added = set.Add(member), creates: true), write: true)) return;
+        if (added) s.Notify(NotifyClass.Set, "sadd"u8, s.Arg(2));
         s.Writer.WriteInteger(1);
     }
 
@@ -192,7 +200,7 @@ public static class SetCommands
     {
         if (!TryReadAll(s, from, s.Argc, out var sets)) return;
         var result = Intersection(sets, limit: 0);
-        if (destination) Store(s, result);
+        if (destination) Store(s, result, "sinterstore"u8);
         else WriteSet(s, result.Members);
     }
 
@@ -253,17 +261,22 @@ public static class SetCommands
                 if (!elsewhere) result.Add(m);
             }
         }
-        if (destination) Store(s, result);
+        if (destination) Store(s, result, union ? "sunionstore"u8 : "sdiffstore"u8);
         else WriteSet(s, result.Members);
     }
 
     /// <summary>xSTORE: result becomes the destination's value (whatever its type was), or the destination is deleted
     /// when result is empty; the reply is the result's cardinality.</summary>
-    private static void Store(RespServerSession s, SetObject result)
+    private static void Store(RespServerSession s, SetObject result, ReadOnlySpan<byte> evt)
     {
-        if (result.Count == 0) s.Storage.Delete(s.Arg(1));
-        else s.Storage.UpsertObject(s.Arg(1), result);
-        s.Writer.WriteInteger(result.Count);
+        long count = result.Count;
+        if (count == 0) { if (s.Storage.Delete(s.Arg(1))) s.Notify(NotifyClass.Generic, "del"u8, s.Arg(1)); }
+        else
+        {
+            s.Storage.UpsertObject(s.Arg(1), result);
+            s.Notify(NotifyClass.Set, evt, s.Arg(1));
+        }
+        s.Writer.WriteInteger(count);
     }
 
     public static void SScan(RespServerSession s)

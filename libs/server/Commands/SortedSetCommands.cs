@@ -8,6 +8,7 @@
 using System.Globalization;
 using System.Text;
 using Garnet.server.Objects;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -281,6 +282,7 @@ public static class SortedSetCommands
         }, creates: !xx);
         if (!Run(s, s.Arg(1), op, write: true)) return;
         if (nan) { s.WriteError("ERR resulting score is not a number (NaN)"); return; }
+        if (added + updated > 0) s.Notify(NotifyClass.ZSet, incr ? "zincr"u8 : "zadd"u8, s.Arg(1));
         if (incr)
         {
             if (processed > 0) WriteScore(s, result); else s.Writer.WriteNull();
@@ -299,6 +301,7 @@ public static class SortedSetCommands
             return removed > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (removed > 0) CollectionCommand.Notify(s, op, NotifyClass.ZSet, "zrem"u8, s.Arg(1));
         s.Writer.WriteInteger(removed);
     }
 
@@ -476,7 +479,7 @@ public static class SortedSetCommands
         if (store)
         {
             if (reverse) items.Reverse();
-            Store(s, s.Arg(1), items);
+            Store(s, s.Arg(1), items, "zrangestore"u8);
             return;
         }
         WriteElements(s, items, withScores);
@@ -488,10 +491,14 @@ public static class SortedSetCommands
 
     /// <summary>Stores sorted (ordered, distinct) elements at dest, replacing its value, or deletes dest when there are
     /// none; replies with the count (the store commands).</summary>
-    internal static void Store(RespServerSession s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted)
+    internal static void Store(RespServerSession s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted, ReadOnlySpan<byte> evt)
     {
-        if (sorted.Count == 0) s.Storage.Delete(dest);
-        else s.Storage.UpsertObject(dest, SortedSetObject.FromSorted(sorted));
+        if (sorted.Count == 0) { if (s.Storage.Delete(dest)) s.Notify(NotifyClass.Generic, "del"u8, dest); }
+        else
+        {
+            s.Storage.UpsertObject(dest, SortedSetObject.FromSorted(sorted));
+            s.Notify(NotifyClass.ZSet, evt, dest);
+        }
         s.Writer.WriteInteger(sorted.Count);
     }
 
@@ -506,22 +513,22 @@ public static class SortedSetCommands
         {
             long a = start, b = stop;
             return ListCommands.Normalize(z.Count, ref a, ref b) ? (a, b) : (0, -1);
-        });
+        }, "zremrangebyrank"u8);
     }
 
     public static void ZRemRangeByScore(RespServerSession s)
     {
         if (!TryParseScoreBound(s.Arg(2), out var min) || !TryParseScoreBound(s.Arg(3), out var max)) { s.WriteError(NotFloatRange); return; }
-        RemoveRange(s, z => z.ScoreRange(min, max));
+        RemoveRange(s, z => z.ScoreRange(min, max), "zremrangebyscore"u8);
     }
 
     public static void ZRemRangeByLex(RespServerSession s)
     {
         if (!TryParseLexBound(s.Arg(2), out var min) || !TryParseLexBound(s.Arg(3), out var max)) { s.WriteError(NotLexRange); return; }
-        RemoveRange(s, z => z.LexRange(min, max));
+        RemoveRange(s, z => z.LexRange(min, max), "zremrangebylex"u8);
     }
 
-    private static void RemoveRange(RespServerSession s, Func<SortedSetObject, (long First, long Last)> range)
+    private static void RemoveRange(RespServerSession s, Func<SortedSetObject, (long First, long Last)> range, ReadOnlySpan<byte> evt)
     {
         long removed = 0;
         var op = ZOp(z =>
@@ -534,6 +541,7 @@ public static class SortedSetCommands
             return removed > 0;
         });
         if (!Run(s, s.Arg(1), op, write: true)) return;
+        if (removed > 0) CollectionCommand.Notify(s, op, NotifyClass.ZSet, evt, s.Arg(1));
         s.Writer.WriteInteger(removed);
     }
 
@@ -589,6 +597,7 @@ public static class SortedSetCommands
         });
         s.Storage.UpdateObject(key, op, db);
         error = op.Error;
+        if (popped.Count > 0 && error is null) CollectionCommand.Notify(s, op, NotifyClass.ZSet, max ? "zpopmax"u8 : "zpopmin"u8, key, db);
         return found && error is null ? popped : null;
     }
 
@@ -763,7 +772,7 @@ public static class SortedSetCommands
                 s.Storage.ReadObject(s.Arg(src.ArgIndex), setOp2);
                 if (setOp2.Error is not null) { s.WriteError(setOp2.Error); return; }
             }
-            s.CountKeyLookup(n > 0);
+            s.CountKeyLookup(n > 0, s.Arg(src.ArgIndex));
             src.Count = n;
         }
         var aggregate = Aggregate.Sum;
@@ -812,7 +821,7 @@ public static class SortedSetCommands
             return;
         }
         result.Sort(SortedSetObject.Compare);
-        if (store) Store(s, s.Arg(1), result);
+        if (store) Store(s, s.Arg(1), result, setOp switch { SetOp.Union => "zunionstore"u8, SetOp.Inter => "zinterstore"u8, _ => "zdiffstore"u8 });
         else WriteElements(s, result, withScores);
     }
 

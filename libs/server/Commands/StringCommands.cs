@@ -2,6 +2,7 @@
 // Each handler parses its arguments, runs one engine operation per key through the session's StorageSession
 // (which waits out disk reads) and writes the reply.
 using Garnet.server.Persistence;
+using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
@@ -24,13 +25,24 @@ public static class StringCommands
     }
 
     /// <summary>Runs an RMW that captures the previous value (SET GET, GETSET, GETDEL, GETEX) and replies with it, or nil.</summary>
-    private static void RmwReplyingOld(RespServerSession s, ref StringInput input)
+    private static bool RmwReplyingOld(RespServerSession s, ref StringInput input)
     {
         s.Storage.Rmw(s.Arg(1), ref input);
-        s.CountKeyLookup(s.Storage.Result.Old is not null);
-        if (ReportError(s)) return;
+        s.CountKeyLookup(s.Storage.Result.Old is not null, s.Arg(1));
+        if (ReportError(s)) return false;
         if (s.Storage.Result.Old is { } old) s.Writer.WriteBulkString(old);
         else s.Writer.WriteNull();
+        return true;
+    }
+
+    /// <summary>The RMW just run changed the key (wrote, created or deleted it).</summary>
+    private static bool Wrote(Status st) => (st & (Status.Created | Status.InPlaceUpdated | Status.CopyUpdated | Status.Deleted)) != 0;
+
+    /// <summary>SET's events: "set", and "expire" when it gave the key a time to live.</summary>
+    private static void NotifySet(RespServerSession s, ReadOnlySpan<byte> key, bool withExpire)
+    {
+        s.Notify(NotifyClass.String, "set"u8, key);
+        if (withExpire) s.Notify(NotifyClass.Generic, "expire"u8, key);
     }
 
     private static bool ReportError(RespServerSession s)
@@ -52,19 +64,20 @@ public static class StringCommands
         storage.DeferPending = false;
         if (st.IsPending())
         {
-            s.ReplyWhenDone(storage.PendingWork!, static (s, work) =>
+            var key = s.Arg(1).ToArray();
+            s.ReplyWhenDone(storage.PendingWork!, (s, work) =>
             {
                 if (work.IsFaulted) throw work.Exception!.InnerException ?? work.Exception;
-                FinishGet(s, s.Storage.Result.Status);
+                FinishGet(s, s.Storage.Result.Status, key);
             });
             return;
         }
-        FinishGet(s, st);
+        FinishGet(s, st, s.Arg(1));
     }
 
-    private static void FinishGet(RespServerSession s, Status st)
+    private static void FinishGet(RespServerSession s, Status st, ReadOnlySpan<byte> key)
     {
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), key);
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteNull();
     }
@@ -75,7 +88,7 @@ public static class StringCommands
     {
         var input = Input(s, StringOp.StrLen);
         var st = s.Storage.Read(s.Arg(1), ref input);
-        if (countLookup) s.CountKeyLookup(st.IsFound());
+        if (countLookup) s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (ReportError(s)) return;
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
@@ -91,7 +104,7 @@ public static class StringCommands
         input.Number = start;
         input.Number2 = end;
         var st = s.Storage.Read(s.Arg(1), ref input);
-        s.CountKeyLookup(st.IsFound());
+        s.CountKeyLookup(st.IsFound(), s.Arg(1));
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteBulkString(""u8);
     }
@@ -152,6 +165,7 @@ public static class StringCommands
         if (flags == SetFlags.None)
         {
             st.Upsert(s.Arg(1), s.Arg(2), at); // a blind write: no old value needed
+            NotifySet(s, s.Arg(1), at != 0);
             s.Writer.WriteOk();
             return;
         }
@@ -159,9 +173,10 @@ public static class StringCommands
         input.Flags = (byte)flags;
         input.Number = at;
         var status = st.Rmw(s.Arg(1), ref input);
-        if ((flags & SetFlags.Get) != 0) s.CountKeyLookup(st.Result.Old is not null);
+        if ((flags & SetFlags.Get) != 0) s.CountKeyLookup(st.Result.Old is not null, s.Arg(1));
         if (ReportError(s)) return;
         bool written = (status & (Status.Created | Status.InPlaceUpdated | Status.CopyUpdated)) != 0;
+        if (written) NotifySet(s, s.Arg(1), unit is not null);
         if ((flags & SetFlags.Get) != 0)
         {
             if (st.Result.Old is { } old) s.Writer.WriteBulkString(old);
@@ -186,6 +201,7 @@ public static class StringCommands
         input.Flags = (byte)SetFlags.Nx;
         var status = s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        if ((status & Status.Created) != 0) NotifySet(s, s.Arg(1), withExpire: false);
         s.Writer.WriteInteger((status & Status.Created) != 0 ? 1 : 0);
     }
 
@@ -197,6 +213,7 @@ public static class StringCommands
         if (!TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(2), command, out long at)) return;
         PropagateSetAt(s, at, SetFlags.None);
         s.Storage.Upsert(s.Arg(1), s.Arg(3), at);
+        NotifySet(s, s.Arg(1), withExpire: true);
         s.Writer.WriteOk();
     }
 
@@ -204,14 +221,14 @@ public static class StringCommands
     {
         var input = Input(s, StringOp.Set, 2);
         input.Flags = (byte)SetFlags.Get;
-        RmwReplyingOld(s, ref input);
+        if (RmwReplyingOld(s, ref input)) NotifySet(s, s.Arg(1), withExpire: false);
     }
 
     public static void GetDel(RespServerSession s)
     {
         // One RMW: the value is taken and the key deleted under the same lock (two GETDELs cannot both get it).
         var input = Input(s, StringOp.GetDel);
-        RmwReplyingOld(s, ref input);
+        if (RmwReplyingOld(s, ref input) && (s.Storage.Result.Status & Status.Deleted) != 0) s.Notify(NotifyClass.Generic, "del"u8, s.Arg(1));
     }
 
     public static void GetEx(RespServerSession s)
@@ -236,7 +253,7 @@ public static class StringCommands
             // As Redis: syntax first, then the key (missing: nil), then the expire value.
             var exists = Input(s, StringOp.Exists);
             bool found = s.Storage.Read(s.Arg(1), ref exists).IsFound();
-            s.CountKeyLookup(found);
+            s.CountKeyLookup(found, s.Arg(1));
             if (found) s.WriteError(expireError);
             else s.Writer.WriteNull();
             return;
@@ -244,7 +261,13 @@ public static class StringCommands
         if (!option) s.PropagateNothing();
         else if (input.Flags == (byte)ExpireFlags.Persist) s.PropagateAs(ArgRef.Of("PERSIST"), ArgRef.Of(1));
         else s.PropagateAs(ArgRef.Of("PEXPIREAT"), ArgRef.Of(1), ArgRef.Of(input.Number.ToString()));
-        RmwReplyingOld(s, ref input);
+        if (!RmwReplyingOld(s, ref input) || !option || s.Storage.Result.Old is null) return;
+        if (input.Flags == (byte)ExpireFlags.Persist)
+        {
+            if (Wrote(s.Storage.Result.Status)) s.Notify(NotifyClass.Generic, "persist"u8, s.Arg(1));
+        }
+        // A time already past deletes the key in Redis ("del"); here it leaves an expired record, gone for every reader.
+        else s.Notify(NotifyClass.Generic, input.Number <= NowMs(s) ? "del"u8 : "expire"u8, s.Arg(1));
     }
 
     public static void MGet(RespServerSession s)
@@ -254,7 +277,7 @@ public static class StringCommands
         {
             var input = Input(s, StringOp.Get);
             var st = s.Storage.Read(s.Arg(i), ref input);
-            s.CountKeyLookup(st.IsFound());
+            s.CountKeyLookup(st.IsFound(), s.Arg(i));
             if (s.Storage.Result.Error is not null || !st.IsFound()) s.Writer.WriteNull(); // wrong type reads as nil
         }
     }
@@ -262,7 +285,11 @@ public static class StringCommands
     public static void MSet(RespServerSession s)
     {
         if ((s.Argc - 1) % 2 != 0) { s.WriteError("ERR wrong number of arguments for 'mset' command"); return; }
-        for (int i = 1; i < s.Argc; i += 2) s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+        for (int i = 1; i < s.Argc; i += 2)
+        {
+            s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+            s.Notify(NotifyClass.String, "set"u8, s.Arg(i));
+        }
         s.Writer.WriteOk();
     }
 
@@ -274,7 +301,11 @@ public static class StringCommands
             var input = Input(s, StringOp.Exists);
             if (s.Storage.Read(s.Arg(i), ref input).IsFound()) { s.Writer.WriteInteger(0); return; }
         }
-        for (int i = 1; i < s.Argc; i += 2) s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+        for (int i = 1; i < s.Argc; i += 2)
+        {
+            s.Storage.Upsert(s.Arg(i), s.Arg(i + 1));
+            s.Notify(NotifyClass.String, "set"u8, s.Arg(i));
+        }
         s.Writer.WriteInteger(1);
     }
 
@@ -283,6 +314,7 @@ public static class StringCommands
         var input = Input(s, StringOp.Append, 2);
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        s.Notify(NotifyClass.String, "append"u8, s.Arg(1));
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
@@ -296,6 +328,7 @@ public static class StringCommands
         input.Number = offset;
         var st = s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        if (Wrote(st)) s.Notify(NotifyClass.String, "setrange"u8, s.Arg(1));
         s.Writer.WriteInteger(st == Status.NotFound ? 0 : s.Storage.Result.Number);
     }
 
@@ -321,6 +354,7 @@ public static class StringCommands
         input.Number = delta;
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        s.Notify(NotifyClass.String, "incrby"u8, s.Arg(1));
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
@@ -331,6 +365,7 @@ public static class StringCommands
         input.Float = d;
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
+        s.Notify(NotifyClass.String, "incrbyfloat"u8, s.Arg(1));
         // Logged as the value it produced, so a replay does not depend on float arithmetic.
         s.PropagateAs(ArgRef.Of("SET"), ArgRef.Of(1), ArgRef.Of(s.Storage.Result.Text ?? "0"), ArgRef.Of("KEEPTTL"));
         s.Writer.WriteBulkString(s.Storage.Result.Text ?? "0");

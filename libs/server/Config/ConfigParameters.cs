@@ -5,7 +5,7 @@
 //    of several parameters is all-or-nothing.
 //  - A parameter without Prepare is immutable at run time (set it at start-up with an option, where one exists).
 //  - Parameters for features this server does not have are listed only where their value truthfully describes
-//    what it does (e.g. notify-keyspace-events "": no notifications are sent); they are immutable.
+//    what it does (e.g. hz 10); they are immutable.
 using System.Globalization;
 using Garnet.common.Resp;
 using Garnet.common.Util;
@@ -72,7 +72,13 @@ public static class ConfigParameters
         Fixed("hz", "10"),
         Fixed("dynamic-hz", "no"),
         Fixed("cluster-enabled", "no"),
-        Fixed("notify-keyspace-events", ""),
+        new()
+        {
+            Name = "notify-keyspace-events", Get = s => PubSub.KeyspaceEvents.Format((PubSub.NotifyClass)s.Settings.NotifyKeyspaceEvents),
+            Prepare = (s, v) => PubSub.KeyspaceEvents.TryParse(v, out var flags)
+                ? (() => s.Settings.NotifyKeyspaceEvents = (int)flags, null)
+                : (null, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+        },
         Fixed("latency-tracking", "no"),
         // security
         new()
@@ -116,14 +122,15 @@ public static class ConfigParameters
         },
         new()
         {
+            // The normal class's hard limit bounds one reply batch (replies are sent as they are produced, so its soft limit
+            // has nothing to measure); the pubsub class bounds pushed messages not yet sent (RespLimits.Push). The normal
+            // soft part and the replica class are kept for CONFIG GET only.
             Name = "client-output-buffer-limit",
-            // Only the normal class's hard limit is enforced (replies are sent as they are produced, so a soft limit
-            // has nothing to measure); replica and pubsub show Redis's defaults until those client kinds exist.
-            Get = s => FormattableString.Invariant($"normal {s.Settings.OutputBufferHardLimit} 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+            Get = s => FormatOutputBufferLimit(s.Settings),
             Prepare = (s, v) =>
             {
-                if (!TryParseOutputBufferLimit(v, out var hard, out _, out _, out var err)) return (null, err);
-                return (hard < 0 ? () => { } : () => s.Settings.OutputBufferHardLimit = hard, null);
+                if (!TryParseOutputBufferLimit(v, out var classes, out var err)) return (null, err);
+                return (() => ApplyOutputBufferLimit(s.Settings, classes), null);
             },
         },
         // persistence
@@ -236,24 +243,62 @@ public static class ConfigParameters
         return (() => set(n), null);
     }
 
-    /// <summary>Parses "class hard soft seconds [class hard soft seconds ...]"; hard = -1 when no normal class is given.</summary>
-    public static bool TryParseOutputBufferLimit(string v, out long hard, out long soft, out int secs, out string? error)
+    /// <summary>One class of client-output-buffer-limit: its name (normal, replica, pubsub), hard and soft limits in bytes
+    /// (0 = none) and soft seconds.</summary>
+    public readonly record struct OutputBufferClass(string Class, long Hard, long Soft, int Seconds);
+
+    /// <summary>Parses Redis's "class hard soft seconds [class hard soft seconds ...]" (classes normal, replica/slave,
+    /// pubsub), with Redis's errors; every group is checked before any is applied.</summary>
+    public static bool TryParseOutputBufferLimit(string v, out List<OutputBufferClass> classes, out string? error)
     {
-        hard = -1; soft = 0; secs = 0; error = null;
+        classes = new List<OutputBufferClass>();
+        error = null;
         var parts = v.Split(' ', StringSplitOptions.RemoveEmptyEntries);
         if (parts.Length == 0 || parts.Length % 4 != 0) { error = "Wrong number of arguments in buffer limit configuration."; return false; }
         for (int i = 0; i < parts.Length; i += 4)
         {
             var cls = parts[i].ToLowerInvariant();
             if (cls is not ("normal" or "replica" or "slave" or "pubsub")) { error = "Invalid client class specified in buffer limit configuration."; return false; }
-            if (!MemorySize.TryParse(parts[i + 1], out long h) || !MemorySize.TryParse(parts[i + 2], out long so)
-                || !int.TryParse(parts[i + 3], NumberStyles.None, CultureInfo.InvariantCulture, out int se))
+            if (!MemorySize.TryParse(parts[i + 1], out long h) || !MemorySize.TryParse(parts[i + 2], out long so) || h < 0 || so < 0
+                || !int.TryParse(parts[i + 3], NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out int se) || se < 0)
             {
                 error = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
                 return false;
             }
-            if (cls == "normal") { hard = h; soft = so; secs = se; }
+            classes.Add(new OutputBufferClass(cls == "slave" ? "replica" : cls, h, so, se));
         }
         return true;
+    }
+
+    public static void ApplyOutputBufferLimit(ServerSettings settings, IEnumerable<OutputBufferClass> classes)
+    {
+        foreach (var c in classes)
+        {
+            switch (c.Class)
+            {
+                case "normal":
+                    settings.OutputBufferHardLimit = c.Hard;
+                    settings.NormalOutputBufferSoft = (c.Soft, c.Seconds);
+                    break;
+                case "replica":
+                    settings.ReplicaOutputBufferLimit = (c.Hard, c.Soft, c.Seconds);
+                    break;
+                case "pubsub":
+                    var push = settings.Limits.Push;
+                    push.Hard = c.Hard;
+                    push.Soft = c.Soft;
+                    push.SoftSeconds = c.Seconds;
+                    break;
+            }
+        }
+    }
+
+    /// <summary>CONFIG GET's form, the replica class named slave as Redis 7.2 names it.</summary>
+    public static string FormatOutputBufferLimit(ServerSettings s)
+    {
+        var push = s.Limits.Push;
+        var r = s.ReplicaOutputBufferLimit;
+        return FormattableString.Invariant(
+            $"normal {s.OutputBufferHardLimit} {s.NormalOutputBufferSoft.Soft} {s.NormalOutputBufferSoft.Seconds} slave {r.Hard} {r.Soft} {r.Seconds} pubsub {push.Hard} {push.Soft} {push.SoftSeconds}");
     }
 }

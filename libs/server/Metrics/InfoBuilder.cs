@@ -157,7 +157,7 @@ public static class InfoBuilder
         Line(sb, "clients_in_timeout_table", 0);
         Line(sb, "total_blocking_keys", 0);
         Line(sb, "total_blocking_keys_on_nokey", 0);
-        Line(sb, "pubsub_clients", 0);
+        Line(sb, "pubsub_clients", server.PubSub.SubscribedClients);
     }
 
     private static void Memory(RespServer server, StringBuilder sb)
@@ -324,9 +324,9 @@ public static class InfoBuilder
         Line(sb, "current_eviction_exceeded_time", 0);
         Line(sb, "keyspace_hits", t.KeyspaceHits);
         Line(sb, "keyspace_misses", t.KeyspaceMisses);
-        Line(sb, "pubsub_channels", 0);
-        Line(sb, "pubsub_patterns", 0);
-        Line(sb, "pubsubshard_channels", 0);
+        Line(sb, "pubsub_channels", server.PubSub.ChannelCount);
+        Line(sb, "pubsub_patterns", server.PubSub.PatternCount);
+        Line(sb, "pubsubshard_channels", server.PubSub.ShardChannelCount);
         Line(sb, "latest_fork_usec", 0);
         Line(sb, "total_forks", 0);
         Line(sb, "migrate_cached_sockets", 0);

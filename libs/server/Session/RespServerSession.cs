@@ -5,7 +5,7 @@
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
 //    valid only while the current command runs: handlers copy what they keep.
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
-//    authentication, refused writes, not-in-MULTI (Admit). In MULTI, an admitted command is queued; otherwise its keys
+//    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is queued; otherwise its keys
 //    are locked (CommandKeyLocks) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before
 //    the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
 //    (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
@@ -19,7 +19,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
 
-public sealed class RespServerSession : IRequestHandler
+public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 {
     /// <summary>Replies beyond this size are sent before more requests run.</summary>
     public const int FlushThreshold = 64 * 1024;
@@ -85,6 +85,17 @@ public sealed class RespServerSession : IRequestHandler
     {
         if (hit) _keyspaceHits++;
         else _keyspaceMisses++;
+    }
+
+    /// <summary>The same, for a lookup of key that Redis announces when it misses ("keymiss", class m).</summary>
+    public void CountKeyLookup(bool hit, ReadOnlySpan<byte> key)
+    {
+        if (hit) _keyspaceHits++;
+        else
+        {
+            _keyspaceMisses++;
+            Notify(PubSub.NotifyClass.KeyMiss, "keymiss"u8, key);
+        }
     }
 
     // ---- arguments of the running command ----
@@ -198,6 +209,10 @@ public sealed class RespServerSession : IRequestHandler
             WriteError("ERR internal error while running '" + LastCommand + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", LastCommand);
         }
+        // What the deferred work published (a served BLPOP's keyspace events): this session's copy after the reply, the
+        // other subscribers' now.
+        if (_afterReply is not null) WriteAfterReply();
+        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
     }
 
     /// <summary>True when a command may leave its reply to ReplyWhenDone: on a connection's loop, outside EXEC.</summary>
@@ -219,7 +234,7 @@ public sealed class RespServerSession : IRequestHandler
     {
         get
         {
-            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer);
+            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer) { Events = this };
             st.Database = Database;
             return st;
         }
@@ -249,6 +264,14 @@ public sealed class RespServerSession : IRequestHandler
     }
 
     public ProcessResult Process(InputBuffer input)
+    {
+        var result = ProcessRequests(input);
+        // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
+        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
+        return result;
+    }
+
+    private ProcessResult ProcessRequests(InputBuffer input)
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
@@ -285,6 +308,10 @@ public sealed class RespServerSession : IRequestHandler
 
     private void Execute()
     {
+        // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer
+        // (up to a flush's worth: a larger backlog goes out after the batch, so replies never carry it into the
+        // normal class's output limit).
+        if (_pubsub is { Total: > 0 } && _connection.PendingPushBytes is > 0 and <= FlushThreshold) _connection.DrainPushes(Writer);
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
@@ -299,6 +326,65 @@ public sealed class RespServerSession : IRequestHandler
         RunLocked(cmd);
         // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
         if (_tracking is { CachingGiven: true } && _transaction is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _tracking.CachingGiven = false;
+        if (_afterReply is not null) WriteAfterReply();
+    }
+
+    // ---- pub/sub (PubSub/PubSubCommands, PubSubRegistry) ----
+    private PubSub.PubSubClient? _pubsub;
+    private List<byte[]>? _afterReply;
+
+    /// <summary>This client's subscriptions (made on first use).</summary>
+    internal PubSub.PubSubClient PubSubState => _pubsub ??= new PubSub.PubSubClient(this);
+
+    /// <summary>This client's subscriptions, or null when it never subscribed (read by CLIENT LIST from any thread).</summary>
+    public PubSub.PubSubClient? Subscriptions => _pubsub;
+
+    /// <summary>Redis's CLIENT_PUBSUB flag: the client has a subscription (in RESP2 it may then run only the pub/sub
+    /// commands, PING, QUIT and RESET).</summary>
+    public bool IsSubscribed => _pubsub is { Total: > 0 };
+
+    /// <summary>A message this session published to itself: written after the running command's reply (Redis 7.2's
+    /// pending push messages), so it never lands inside that reply (an EXEC array, say).</summary>
+    internal void PushAfterReply(ReadOnlySpan<byte> message) => (_afterReply ??= new List<byte[]>()).Add(message.ToArray());
+
+    // ---- keyspace notifications (PubSub/KeyspaceEvents) ----
+
+    /// <summary>
+    /// Redis's notifyKeyspaceEvent: publishes evt for key (in db, default the selected one) when notify-keyspace-events
+    /// has cls. Off, it costs one volatile read. Handlers call it where Redis does, after the change.
+    /// </summary>
+    public void Notify(PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
+    {
+        var on = (PubSub.NotifyClass)Settings.NotifyKeyspaceEvents;
+        if ((on & cls) == 0) return;
+        PubSub.KeyspaceEvents.Publish(Server.PubSub, on, evt, key, db < 0 ? Database : db, this);
+    }
+
+    /// <summary>Whether events of cls are on now (for work done only to announce something).</summary>
+    public bool NotifyOn(PubSub.NotifyClass cls) => (Settings.NotifyKeyspaceEvents & (int)cls) != 0;
+
+    int Storage.IKeyEventSink.NotifyFlags => Settings.NotifyKeyspaceEvents;
+
+    void Storage.IKeyEventSink.KeyCreated(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.New, "new"u8, key, db);
+
+    void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
+
+    private List<Garnet.common.Networking.ISessionChannel>? _pushTargets;
+
+    /// <summary>A message for another client was queued on target as its first pending one without being sent
+    /// (PushDeferred): it is sent when this batch of requests is done, with the others queued meanwhile.</summary>
+    internal void PushedTo(Garnet.common.Networking.ISessionChannel target) => (_pushTargets ??= new()).Add(target);
+
+    private void SendDeferredPushes()
+    {
+        foreach (var target in _pushTargets!) target.SendPushes();
+        _pushTargets.Clear();
+    }
+
+    private void WriteAfterReply()
+    {
+        foreach (var m in _afterReply!) Writer.WriteRaw(m);
+        _afterReply = null;
     }
 
     /// <summary>The command named by the request (its subcommand where it has them), with the right number of arguments;
@@ -359,6 +445,11 @@ public sealed class RespServerSession : IRequestHandler
             WriteError(refusal);
             return false;
         }
+        if (_pubsub is { Total: > 0 } && Protocol == 2 && !PubSubCommands.AllowedWhileSubscribed(cmd))
+        {
+            PubSubCommands.RefuseWhileSubscribed(this, cmd);
+            return false;
+        }
         return true;
     }
 
@@ -368,7 +459,7 @@ public sealed class RespServerSession : IRequestHandler
         bool locked = false, lockedAll = false;
         try
         {
-            if (cmd.Keys.HasKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
+            if (cmd.HasStoreKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
             else if ((cmd.Flags & CommandFlags.Write) != 0)
             {
                 // A write without keys (FLUSHDB, FLUSHALL, SWAPDB) changes every key: it runs, and is logged, alone.
@@ -383,7 +474,7 @@ public sealed class RespServerSession : IRequestHandler
             if (lockedAll) Server.Store.Locks.ExitAll();
         }
         // Clients blocked on a key this write touched try again (the first in line for each key).
-        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.Keys.HasKeys) SignalBlocked(cmd);
+        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.HasStoreKeys) SignalBlocked(cmd);
     }
 
     /// <summary>
@@ -412,9 +503,9 @@ public sealed class RespServerSession : IRequestHandler
                     if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
                     else _aofLsn = aof.Append(Database, this, _propagateAs);
                 }
-                if (!_propagateNothing && cmd.Keys.HasKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
+                if (!_propagateNothing && cmd.HasStoreKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
             }
-            else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.Keys.HasKeys && _errors == errorsBefore)
+            else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.HasStoreKeys && _errors == errorsBefore)
                 RememberReads(cmd);
         }
         catch (ReplyLimitException ex)
@@ -472,7 +563,7 @@ public sealed class RespServerSession : IRequestHandler
 
     /// <summary>True when this client is in Pub/Sub mode (subscribed to a channel or pattern): a RESP2 invalidation
     /// redirected to it goes out as a message on __redis__:invalidate.</summary>
-    public bool IsSubscriber => false; // wired to the Pub/Sub subscriptions once they exist
+    public bool IsSubscriber => IsSubscribed;
 
     // ---- transactions (MULTI/EXEC/WATCH: Transactions/TransactionCommands) ----
     private Transactions.TransactionState? _transaction;
@@ -557,6 +648,7 @@ public sealed class RespServerSession : IRequestHandler
     {
         _transaction?.Discard();
         if (_tracking is { On: true }) Server.Tracking.Disable(this, _tracking);
+        if (_pubsub is not null) PubSubCommands.UnsubscribeAll(this, notify: false);
         Server.Clients.Remove(this);
         Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();

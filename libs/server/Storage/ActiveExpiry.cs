@@ -4,7 +4,8 @@
 // Effort adapts as Redis's active expiry does: each tick examines RecordsPerRound records, and goes on with further rounds
 // only while a round found many expired keys (at least 1 in 10) and the tick has used less than TickBudget, so a steady
 // TTL workload is kept up with while an idle server (or one whose keys expire far in the future) does almost nothing.
-// Records already on disk take no memory; compaction deletes the expired ones there (LogCompaction).
+// Records already on disk take no memory; compaction deletes the expired ones there (LogCompaction). Each key deleted here
+// is reported to StoreHost.ExpiryListener (keyspace notifications' "expired").
 using System.Diagnostics;
 using Garnet.storage.Log;
 using Garnet.storage.Store;
@@ -43,7 +44,11 @@ internal static class ActiveExpiry
                     cursor = ExpiryScan.Collect(store, cursor, end, RecordsPerRound, expired, out int scanned, out bool reachedEnd);
                     long deleted = 0;
                     foreach (var key in expired)
-                        if ((session.DeleteIfExpired(key) & Status.Expired) != 0) deleted++;
+                        if ((session.DeleteIfExpired(key) & Status.Expired) != 0)
+                        {
+                            deleted++;
+                            host.ReportExpired(key);
+                        }
                     host.CountExpired(deleted);
                     if (reachedEnd || expired.Count * 10 < scanned || tick.Elapsed > TickBudget) break;
                 }

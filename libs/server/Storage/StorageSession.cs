@@ -2,6 +2,10 @@
 // turns the engine's pending operations into a wait, so a command sees its own results in order and later commands
 // of the connection never overtake an earlier one (the engine orders pending ops only among themselves).
 // Invariants: one caller at a time (the connection's thread); Result belongs to the operation that just ran.
+// Keyspace notifications (Events, when set): a write that created a key reports it (Redis's "new", from dbAdd); an
+// operation that met an expired key reports "expired" once: when the operation itself replaced or deleted the record,
+// or, for one that left it (a read), after deleting it here (DeleteIfExpired: exactly one deleter wins, as against
+// active expiry), as Redis's lazy expiry deletes on access. With both classes off this costs a test of the status bits.
 using Garnet.common.Resp;
 using Garnet.storage.Store;
 
@@ -22,6 +26,9 @@ public sealed class StorageSession : IDisposable
     }
 
     public OpResult Result { get; } = new();
+
+    /// <summary>Where created and expired keys are reported (the connection's session), or null.</summary>
+    public IKeyEventSink? Events { get; set; }
 
     private int _database, _resolvedId = -1;
 
@@ -86,7 +93,9 @@ public sealed class StorageSession : IDisposable
             }
             st = Wait();
         }
-        return Result.Status = st;
+        Result.Status = st;
+        if ((st & Status.Expired) != 0 && Events is not null) Observe(st, key, db, replaced: false);
+        return st;
     }
 
     /// <summary>Set by a command that can finish later: the next Read that goes to disk returns Pending at once and
@@ -101,27 +110,69 @@ public sealed class StorageSession : IDisposable
         var output = Output();
         var st = _session.Rmw(StoredKey(key, db < 0 ? Database : db), ref input, ref output);
         if (st.IsPending()) st = Wait();
-        return Result.Status = st;
+        Result.Status = st;
+        if ((st & (Status.Created | Status.Expired)) != 0 && Events is not null) Observe(st, key, db, replaced: (st & Status.Created) != 0);
+        return st;
     }
 
     public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, int db = -1)
     {
+        if (Events is not null) BeforeBlindWrite(key, db);
         Output();
         var stored = StoredKey(key, db < 0 ? Database : db);
         var st = value.Length > LargeValue.InlineLimit
             ? _session.Upsert(stored, LargeValue.Copy(value), expiration)
             : _session.Upsert(stored, value, expiration);
         if (st.IsPending()) st = Wait();
-        return Result.Status = st;
+        Result.Status = st;
+        if ((st & Status.Created) != 0 && Events is not null) Observe(st, key, db, replaced: true);
+        return st;
     }
 
     /// <summary>Stores a collection as key's value (replacing any value). The store owns the object from now on.</summary>
     public Status UpsertObject(ReadOnlySpan<byte> key, Garnet.server.Objects.CollectionObject value, long expiration = 0, int db = -1)
     {
+        if (Events is not null) BeforeBlindWrite(key, db);
         Output();
         var st = _session.Upsert(StoredKey(key, db < 0 ? Database : db), value, expiration);
         if (st.IsPending()) st = Wait();
-        return Result.Status = st;
+        Result.Status = st;
+        if ((st & Status.Created) != 0 && Events is not null) Observe(st, key, db, replaced: true);
+        return st;
+    }
+
+    private const int CreatedOrExpired = (int)(PubSub.NotifyClass.New | PubSub.NotifyClass.Expired);
+
+    /// <summary>A blind write does not look at the old record: while "expired" or "new" events are on, an expired record
+    /// is deleted (and reported) first, so the write then counts as a creation, as Redis's lookup before it would.</summary>
+    private void BeforeBlindWrite(ReadOnlySpan<byte> key, int db)
+    {
+        if ((Events!.NotifyFlags & CreatedOrExpired) == 0) return;
+        if ((_session.DeleteIfExpired(StoredKey(key, db < 0 ? Database : db)) & Status.Expired) != 0)
+        {
+            _host.CountExpired(1);
+            Events.KeyExpired(key, db < 0 ? Database : db);
+        }
+    }
+
+    /// <summary>Reports what an operation on key met: an expired record (replaced: the operation replaced or deleted it;
+    /// otherwise it is deleted here first), and a key it created.</summary>
+    private void Observe(Status st, ReadOnlySpan<byte> key, int db, bool replaced)
+    {
+        var events = Events!;
+        int flags = events.NotifyFlags;
+        if ((flags & CreatedOrExpired) == 0) return;
+        int logical = db < 0 ? Database : db;
+        if ((st & Status.Expired) != 0 && (flags & (int)PubSub.NotifyClass.Expired) != 0)
+        {
+            if (replaced) events.KeyExpired(key, logical);
+            else if ((_session.DeleteIfExpired(StoredKey(key, logical)) & Status.Expired) != 0)
+            {
+                _host.CountExpired(1);
+                events.KeyExpired(key, logical);
+            }
+        }
+        if ((st & Status.Created) != 0 && (flags & (int)PubSub.NotifyClass.New) != 0) events.KeyCreated(key, logical);
     }
 
     /// <summary>Stores a value fetched whole (StringOp.Fetch): a string's bytes or a collection.</summary>
@@ -135,6 +186,7 @@ public sealed class StorageSession : IDisposable
         Output();
         var st = _session.Delete(StoredKey(key, db < 0 ? Database : db));
         if (st.IsPending()) st = Wait();
+        if ((st & Status.Expired) != 0 && Events is not null) Observe(st, key, db, replaced: true);
         return st == Status.Found;
     }
 
@@ -147,7 +199,9 @@ public sealed class StorageSession : IDisposable
         var st = session.Read(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
         if (st.IsPending()) st = WaitObject(session, op);
         if (!st.IsFound() && !st.IsPending()) { if (op.Error is null) op.Missing(); }
-        return op.Status = st;
+        op.Status = st;
+        if ((st & Status.Expired) != 0 && Events is not null) Observe(st, key, db, replaced: false);
+        return st;
     }
 
     /// <summary>Runs a change of a collection (creating it if the operation does; see ObjectFunctions).</summary>
@@ -158,7 +212,9 @@ public sealed class StorageSession : IDisposable
         NoOutput none = default;
         var st = session.Rmw(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
         if (st.IsPending()) st = WaitObject(session, op);
-        return op.Status = st;
+        op.Status = st;
+        if ((st & (Status.Created | Status.Expired)) != 0 && Events is not null) Observe(st, key, db, replaced: (st & Status.Created) != 0);
+        return st;
     }
 
     private StoreSession<ObjectOperation, NoOutput, ObjectFunctions> Objects() =>
@@ -186,7 +242,19 @@ public sealed class StorageSession : IDisposable
 
     public void Dispose()
     {
+        Events = null;
         _session.Dispose();
         _objects?.Dispose();
     }
+}
+
+/// <summary>Receives what a StorageSession saw happen to keys, for keyspace notifications (RespServerSession).</summary>
+public interface IKeyEventSink
+{
+    /// <summary>notify-keyspace-events now (PubSub.NotifyClass flags; one volatile read).</summary>
+    int NotifyFlags { get; }
+    /// <summary>A write created key in logical database db (Redis's "new").</summary>
+    void KeyCreated(ReadOnlySpan<byte> key, int db);
+    /// <summary>key in db had expired and is gone now (Redis's "expired").</summary>
+    void KeyExpired(ReadOnlySpan<byte> key, int db);
 }

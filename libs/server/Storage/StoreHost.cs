@@ -105,6 +105,18 @@ public sealed class StoreHost : IDisposable
     public long ExpiredKeys => Interlocked.Read(ref _expiredKeys);
     internal void CountExpired(long keys) => Interlocked.Add(ref _expiredKeys, keys);
 
+    /// <summary>Told about keys active expiry deleted (keyspace notifications' "expired"); set by the server.</summary>
+    public IExpiryListener? ExpiryListener { get; set; }
+
+    /// <summary>Active expiry deleted storedKey (database prefix + key): tells the listener, in logical database terms.</summary>
+    internal void ReportExpired(byte[] storedKey)
+    {
+        if (ExpiryListener is not { ExpiredEventsOn: true } listener || storedKey.Length < 2) return;
+        int id = (storedKey[0] << 8) | storedKey[1];
+        for (int db = 0; db < _physical.Length; db++)
+            if (Volatile.Read(ref _physical[db]) == id) { listener.Expired(db, storedKey.AsSpan(2)); return; }
+    }
+
     /// <summary>Key-name locks held by running commands (see KeyLocks).</summary>
     public KeyLocks Locks { get; } = new();
 
@@ -195,4 +207,12 @@ public sealed class StoreHost : IDisposable
     }
 
     void IDisposable.Dispose() => Dispose(true);
+}
+
+/// <summary>What the storage layer reports about keys deleted by expiry without a client command (PubSub/KeyspaceEvents).</summary>
+public interface IExpiryListener
+{
+    /// <summary>Whether "expired" events are wanted now (one volatile read).</summary>
+    bool ExpiredEventsOn { get; }
+    void Expired(int db, ReadOnlySpan<byte> key);
 }

@@ -124,7 +124,7 @@ public static class TransactionCommands
     internal static IEnumerable<byte[]> KeysOf(CommandDefinition cmd, byte[][] args)
     {
         var keys = cmd.Keys;
-        if (!keys.HasKeys) yield break;
+        if (!cmd.HasStoreKeys) yield break;
         int last = keys.Last < 0 ? args.Length + keys.Last : Math.Min(keys.Last, args.Length - 1);
         for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) yield return args[i];
     }

@@ -1,0 +1,181 @@
+// PubSubCommands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, SSUBSCRIBE, SUNSUBSCRIBE, PUBLISH, SPUBLISH and
+// PUBSUB CHANNELS / NUMSUB / NUMPAT / SHARDCHANNELS / SHARDNUMSUB / HELP, with Redis 7.2's replies (pubsub.c).
+// Invariants:
+//  - Every (un)subscription is confirmed by its own [kind, name, count] reply, a push in RESP3; count is the client's
+//    channels + patterns for the plain and pattern kinds, its shard channels for the shard kind. An unsubscribe-all
+//    with nothing to leave still confirms once, with a null name.
+//  - A RESP2 client with any subscription may run only the commands AllowedWhileSubscribed (RespServerSession.Admit
+//    asks); RESP3 clients may run anything, their messages interleave with replies.
+//  - RESET and disconnect leave every subscription without confirmations (UnsubscribeAll(notify: false)).
+//  - Shard channels are a namespace of their own (SPUBLISH never matches patterns); without cluster mode they behave as
+//    Redis's do on a single node.
+using Garnet.server.PubSub;
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class PubSubCommands
+{
+    public static void Subscribe(RespServerSession s)
+    {
+        var me = s.PubSubState;
+        for (int i = 1; i < s.Argc; i++)
+        {
+            s.Server.PubSub.Subscribe(me, s.Arg(i), shard: false);
+            Confirm(s, "subscribe"u8, s.Arg(i), me.ChannelCount + me.PatternCount);
+        }
+    }
+
+    public static void PSubscribe(RespServerSession s)
+    {
+        var me = s.PubSubState;
+        for (int i = 1; i < s.Argc; i++)
+        {
+            s.Server.PubSub.PSubscribe(me, s.Arg(i));
+            Confirm(s, "psubscribe"u8, s.Arg(i), me.ChannelCount + me.PatternCount);
+        }
+    }
+
+    public static void SSubscribe(RespServerSession s)
+    {
+        // Redis refuses it for a client that must get one reply per command (inside EXEC), unlike SUBSCRIBE and PSUBSCRIBE.
+        if (s.InExec) { s.WriteError("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"); return; }
+        var me = s.PubSubState;
+        for (int i = 1; i < s.Argc; i++)
+        {
+            s.Server.PubSub.Subscribe(me, s.Arg(i), shard: true);
+            Confirm(s, "ssubscribe"u8, s.Arg(i), me.ShardChannelCount);
+        }
+    }
+
+    public static void Unsubscribe(RespServerSession s) => Leave(s, Kind.Channel);
+    public static void PUnsubscribe(RespServerSession s) => Leave(s, Kind.Pattern);
+    public static void SUnsubscribe(RespServerSession s) => Leave(s, Kind.Shard);
+
+    private enum Kind { Channel, Pattern, Shard }
+
+    private static void Leave(RespServerSession s, Kind kind)
+    {
+        var me = s.PubSubState;
+        var name = kind switch { Kind.Channel => "unsubscribe"u8, Kind.Pattern => "punsubscribe"u8, _ => "sunsubscribe"u8 };
+        if (s.Argc == 1)
+        {
+            if (LeaveAll(s, kind, notify: true) == 0) Confirm(s, name, default, Count(me, kind), nullName: true);
+            return;
+        }
+        for (int i = 1; i < s.Argc; i++)
+        {
+            LeaveOne(s, kind, s.Arg(i));
+            Confirm(s, name, s.Arg(i), Count(me, kind));
+        }
+    }
+
+    private static bool LeaveOne(RespServerSession s, Kind kind, ReadOnlySpan<byte> name)
+    {
+        var registry = s.Server.PubSub;
+        var me = s.PubSubState;
+        return kind == Kind.Pattern ? registry.PUnsubscribe(me, name) : registry.Unsubscribe(me, name, kind == Kind.Shard);
+    }
+
+    /// <summary>Leaves every subscription of the kind, confirming each when notify; returns how many there were.</summary>
+    private static int LeaveAll(RespServerSession s, Kind kind, bool notify)
+    {
+        var me = s.PubSubState;
+        var names = (kind switch { Kind.Channel => me.Channels, Kind.Pattern => me.Patterns, _ => me.ShardChannels }).ToArray();
+        var confirm = kind switch { Kind.Channel => "unsubscribe"u8, Kind.Pattern => "punsubscribe"u8, _ => "sunsubscribe"u8 };
+        foreach (var n in names)
+        {
+            LeaveOne(s, kind, n);
+            if (notify) Confirm(s, confirm, n, Count(me, kind));
+        }
+        return names.Length;
+    }
+
+    /// <summary>RESET and disconnect: leaves every channel, pattern and shard channel without confirmations.</summary>
+    public static void UnsubscribeAll(RespServerSession s, bool notify)
+    {
+        if (s.Subscriptions is not { Total: > 0 }) return;
+        LeaveAll(s, Kind.Channel, notify);
+        LeaveAll(s, Kind.Shard, notify);
+        LeaveAll(s, Kind.Pattern, notify);
+    }
+
+    private static int Count(PubSubClient me, Kind kind) => kind == Kind.Shard ? me.ShardChannelCount : me.ChannelCount + me.PatternCount;
+
+    /// <summary>[kind, name, count]: a push in RESP3, an array in RESP2; a null name when nothing was left.</summary>
+    private static void Confirm(RespServerSession s, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> name, int count, bool nullName = false)
+    {
+        var w = s.Writer;
+        w.WritePushHeader(3);
+        w.WriteBulkString(kind);
+        if (nullName) w.WriteNull();
+        else w.WriteBulkString(name);
+        w.WriteInteger(count);
+    }
+
+    public static void Publish(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s, shard: false));
+
+    public static void SPublish(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s, shard: true));
+
+    // ---- PUBSUB ----
+
+    public static void Channels(RespServerSession s) => ChannelList(s, shard: false);
+    public static void ShardChannels(RespServerSession s) => ChannelList(s, shard: true);
+
+    private static void ChannelList(RespServerSession s, bool shard)
+    {
+        if (s.Argc > 3) { SubcommandSyntaxError(s); return; }
+        var list = s.Server.PubSub.ActiveChannels(s.Argc == 3 ? s.Arg(2) : default, all: s.Argc == 2, shard);
+        s.Writer.WriteArrayHeader(list.Count);
+        foreach (var c in list) s.Writer.WriteBulkString(c);
+    }
+
+    public static void NumSub(RespServerSession s) => NumSub(s, shard: false);
+    public static void ShardNumSub(RespServerSession s) => NumSub(s, shard: true);
+
+    private static void NumSub(RespServerSession s, bool shard)
+    {
+        s.Writer.WriteArrayHeader((s.Argc - 2) * 2);
+        for (int i = 2; i < s.Argc; i++)
+        {
+            s.Writer.WriteBulkString(s.Arg(i));
+            s.Writer.WriteInteger(s.Server.PubSub.NumSub(s.Arg(i), shard));
+        }
+    }
+
+    public static void NumPat(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.PatternCount);
+
+    public static void Help(RespServerSession s) => HelpText.Write(s, "PUBSUB",
+    [
+        "CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
+        "NUMPAT", "    Return number of subscriptions to patterns.",
+        "NUMSUB [<channel> ...]", "    Return the number of subscribers for the specified channels, excluding",
+        "    pattern subscriptions(default: no channels).",
+        "SHARDCHANNELS [<pattern>]", "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+        "SHARDNUMSUB [<shardchannel> ...]", "    Return the number of subscribers for the specified shard level channel(s)",
+    ]);
+
+    /// <summary>Redis's addReplySubcommandSyntaxError.</summary>
+    private static void SubcommandSyntaxError(RespServerSession s) =>
+        s.WriteError($"ERR unknown subcommand or wrong number of arguments for '{Truncate(s.ArgString(1), 128)}'. Try {s.ArgString(0).ToUpperInvariant()} HELP.");
+
+    private static string Truncate(string v, int max) => v.Length <= max ? v : v[..max];
+
+    // ---- subscribed mode (RespServerSession.Admit) ----
+
+    /// <summary>The commands a RESP2 client with subscriptions may run (Redis's processCommand list).</summary>
+    public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.Parent is null && cmd.Name is
+        "ping" or "subscribe" or "ssubscribe" or "unsubscribe" or "sunsubscribe" or "psubscribe" or "punsubscribe" or "quit" or "reset";
+
+    public static void RefuseWhileSubscribed(RespServerSession s, CommandDefinition cmd)
+    {
+        string why = $"Can't execute '{cmd.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+        if (cmd.Parent is null && cmd.Name == "exec")
+        {
+            // Redis's rejectCommand for EXEC: the transaction is discarded and the reason given as EXECABORT.
+            s.ResetTransaction();
+            s.WriteError("EXECABORT Transaction discarded because of: " + why);
+        }
+        else s.WriteError("ERR " + why);
+    }
+}
