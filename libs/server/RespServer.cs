@@ -71,13 +71,20 @@ public sealed class RespServer : IDisposable
     /// <summary>Pub/sub subscriptions and message delivery (PUBLISH, keyspace notifications).</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
 
-    /// <summary>"expired" events for keys active expiry deletes (no session behind them).</summary>
+    /// <summary>"expired" events, and cache invalidations (CLIENT TRACKING), for keys active expiry deletes (no session
+    /// behind them).</summary>
     private sealed class ExpiryEvents(RespServer server) : Storage.IExpiryListener
     {
-        public bool ExpiredEventsOn => (server.Settings.NotifyKeyspaceEvents & (int)global::Garnet.server.PubSub.NotifyClass.Expired) != 0;
+        private bool EventsOn => (server.Settings.NotifyKeyspaceEvents & (int)global::Garnet.server.PubSub.NotifyClass.Expired) != 0;
 
-        public void Expired(int db, ReadOnlySpan<byte> key) =>
-            global::Garnet.server.PubSub.KeyspaceEvents.Publish(server.PubSub, (global::Garnet.server.PubSub.NotifyClass)server.Settings.NotifyKeyspaceEvents, "expired"u8, key, db, null);
+        public bool ExpiredEventsOn => EventsOn || server.Tracking.Active;
+
+        public void Expired(int db, ReadOnlySpan<byte> key)
+        {
+            if (EventsOn)
+                global::Garnet.server.PubSub.KeyspaceEvents.Publish(server.PubSub, (global::Garnet.server.PubSub.NotifyClass)server.Settings.NotifyKeyspaceEvents, "expired"u8, key, db, null);
+            if (server.Tracking.Active) server.Tracking.Invalidate(null, key);
+        }
     }
 
     /// <summary>Keys WATCHed by transactions (MULTI/EXEC).</summary>

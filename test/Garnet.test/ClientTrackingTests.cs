@@ -204,4 +204,17 @@ public class ClientTrackingTests : ServerFixture
         Assert.That(m.Elements[1].Text, Is.EqualTo("__redis__:invalidate"));
         Assert.That(m.Elements[2].Elements!.Select(e => e.Text), Is.EqualTo(new[] { "ct7:k" }));
     }
+
+    [Test]
+    public void AnExpiredKeyIsInvalidated()
+    {
+        using var a = Resp3();
+        using var b = _server.Client();
+        b.Execute("SET", "ct8:k", "v", "PX", "30");
+        a.Execute("CLIENT", "TRACKING", "ON");
+        Assert.That(a.Execute("GET", "ct8:k").Text, Is.EqualTo("v"));
+        // Expiry, lazy (b's read meets it) or active: either way a is told once.
+        for (int i = 0; i < 500 && b.Execute("EXISTS", "ct8:k").Integer == 1; i++) Thread.Sleep(10);
+        ExpectInvalidation(a, "ct8:k");
+    }
 }

@@ -363,11 +363,16 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>Whether events of cls are on now (for work done only to announce something).</summary>
     public bool NotifyOn(PubSub.NotifyClass cls) => (Settings.NotifyKeyspaceEvents & (int)cls) != 0;
 
-    int Storage.IKeyEventSink.NotifyFlags => Settings.NotifyKeyspaceEvents;
+    // Tracking clients are told when a key expires, as Redis tells them: the lazy-expiry path runs while either is on.
+    int Storage.IKeyEventSink.NotifyFlags => Settings.NotifyKeyspaceEvents | (Server.Tracking.Active ? (int)PubSub.NotifyClass.Expired : 0);
 
     void Storage.IKeyEventSink.KeyCreated(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.New, "new"u8, key, db);
 
-    void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
+    void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db)
+    {
+        Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
+        if (Server.Tracking.Active) Server.Tracking.Invalidate(null, key);
+    }
 
     private List<Garnet.common.Networking.ISessionChannel>? _pushTargets;
 
