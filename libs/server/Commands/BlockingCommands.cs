@@ -20,28 +20,11 @@ public static class BlockingCommands
     private static void BPop(RespServerSession s, bool head)
     {
         if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
-        var keys = CollectionCommand.Args(s, 1)[..^1];
-        foreach (var key in keys)
-        {
-            var popped = ListCommands.TryPop(s, key, head, 1, s.Database, out string? error);
-            if (error is not null) { s.WriteError(error); return; }
-            if (popped is null) continue;
-            s.PropagateAs(ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key));
-            WriteKeyAndItem(s, key, popped[0]);
-            return;
-        }
-        s.PropagateNothing();
-        Block(s, keys, deadline, (session, key) =>
-        {
-            var popped = ListCommands.TryPop(session, key, head, 1, session.Database, out _);
-            if (popped is null) return null;
-            session.AppendToAof([ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key)]);
-            return (key, popped[0]);
-        }, [], (session, result) =>
-        {
-            if (result is (byte[] key, byte[] item)) WriteKeyAndItem(session, key, item);
-            else session.Writer.WriteNullArray();
-        });
+        var verb = ArgRef.Of(head ? "LPOP" : "RPOP");
+        PopOrBlock(s, CollectionCommand.Args(s, 1)[..^1], deadline,
+            (session, key, out error) => ListCommands.TryPop(session, key, head, 1, session.Database, out error),
+            (key, _) => [verb, ArgRef.Of(key)],
+            (session, key, popped) => WriteKeyAndItem(session, key, popped[0]));
     }
 
     public static void BLMove(RespServerSession s)
@@ -94,40 +77,13 @@ public static class BlockingCommands
 
     public static void BLMPop(RespServerSession s)
     {
-        if (!TryTimeout(s, 1, out long deadline)) return;
-        if (!NumberParsing.TryParseInt64(s.Arg(2), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
-        if (numKeys > s.Argc - 4) { s.WriteError("ERR syntax error"); return; }
-        int at = 3 + (int)numKeys;
-        if (!ListCommands.TryEnd(s, at, out bool head)) { s.WriteError("ERR syntax error"); return; }
-        long count = 1;
-        if (at + 1 < s.Argc)
-        {
-            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return; }
-            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return; }
-        }
-        var keys = new byte[numKeys][];
-        for (int i = 0; i < numKeys; i++) keys[i] = s.Arg(3 + i).ToArray();
-        foreach (var key in keys)
-        {
-            var popped = ListCommands.TryPop(s, key, head, count, s.Database, out string? error);
-            if (error is not null) { s.WriteError(error); return; }
-            if (popped is null) continue;
-            s.PropagateAs(ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture)));
-            WriteKeyAndItems(s, key, popped);
-            return;
-        }
-        s.PropagateNothing();
-        Block(s, keys, deadline, (session, key) =>
-        {
-            var popped = ListCommands.TryPop(session, key, head, count, session.Database, out _);
-            if (popped is null) return null;
-            session.AppendToAof([ArgRef.Of(head ? "LPOP" : "RPOP"), ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
-            return (key, popped);
-        }, [], (session, result) =>
-        {
-            if (result is (byte[] key, List<byte[]> items)) WriteKeyAndItems(session, key, items);
-            else session.Writer.WriteNullArray();
-        });
+        bool head = false;
+        if (!TryMultiPopArgs(s, at => ListCommands.TryEnd(s, at, out head), out long deadline, out var keys, out long count)) return;
+        var verb = ArgRef.Of(head ? "LPOP" : "RPOP");
+        PopOrBlock(s, keys, deadline,
+            (session, key, out error) => ListCommands.TryPop(session, key, head, count, session.Database, out error),
+            (key, popped) => [verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))],
+            WriteKeyAndItems);
     }
 
     public static void BZPopMin(RespServerSession s) => BZPop(s, max: false);
@@ -136,69 +92,75 @@ public static class BlockingCommands
     private static void BZPop(RespServerSession s, bool max)
     {
         if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
-        var keys = CollectionCommand.Args(s, 1)[..^1];
         var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
-        foreach (var key in keys)
-        {
-            var popped = SortedSetCommands.TryPop(s, key, max, 1, s.Database, out string? error);
-            if (error is not null) { s.WriteError(error); return; }
-            if (popped is not { Count: > 0 }) continue;
-            s.PropagateAs(verb, ArgRef.Of(key));
-            WriteKeyMemberScore(s, key, popped[0]);
-            return;
-        }
-        s.PropagateNothing();
-        Block(s, keys, deadline, (session, key) =>
-        {
-            var popped = SortedSetCommands.TryPop(session, key, max, 1, session.Database, out _);
-            if (popped is not { Count: > 0 }) return null;
-            session.AppendToAof([verb, ArgRef.Of(key)]);
-            return (key, popped[0]);
-        }, [], (session, result) =>
-        {
-            if (result is ValueTuple<byte[], (byte[], double)> t) WriteKeyMemberScore(session, t.Item1, t.Item2);
-            else session.Writer.WriteNullArray();
-        });
+        PopOrBlock(s, CollectionCommand.Args(s, 1)[..^1], deadline,
+            (session, key, out error) => SortedSetCommands.TryPop(session, key, max, 1, session.Database, out error) is { Count: > 0 } p ? p : null,
+            (key, _) => [verb, ArgRef.Of(key)],
+            (session, key, popped) => WriteKeyMemberScore(session, key, popped[0]));
     }
 
     public static void BZMPop(RespServerSession s)
     {
-        if (!TryTimeout(s, 1, out long deadline)) return;
-        if (!NumberParsing.TryParseInt64(s.Arg(2), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
-        if (numKeys > s.Argc - 4) { s.WriteError("ERR syntax error"); return; }
+        bool max = false;
+        bool Where(int at) => s.ArgEquals(at, "MIN"u8) || (max = s.ArgEquals(at, "MAX"u8));
+        if (!TryMultiPopArgs(s, Where, out long deadline, out var keys, out long count)) return;
+        var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
+        PopOrBlock(s, keys, deadline,
+            (session, key, out error) => SortedSetCommands.TryPop(session, key, max, count, session.Database, out error) is { Count: > 0 } p ? p : null,
+            (key, popped) => [verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))],
+            WriteKeyAndElements);
+    }
+
+    /// <summary>BLMPOP / BZMPOP arguments: timeout numkeys key [key ...] where [COUNT count]; where(index) reads the
+    /// where word (false: a syntax error). False after writing Redis's error.</summary>
+    private static bool TryMultiPopArgs(RespServerSession s, Func<int, bool> where, out long deadline, out byte[][] keys, out long count)
+    {
+        keys = [];
+        count = 1;
+        if (!TryTimeout(s, 1, out deadline)) return false;
+        if (!NumberParsing.TryParseInt64(s.Arg(2), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return false; }
+        if (numKeys > s.Argc - 4) { s.WriteError("ERR syntax error"); return false; }
         int at = 3 + (int)numKeys;
-        bool max;
-        if (s.ArgEquals(at, "MIN"u8)) max = false;
-        else if (s.ArgEquals(at, "MAX"u8)) max = true;
-        else { s.WriteError("ERR syntax error"); return; }
-        long count = 1;
+        if (!where(at)) { s.WriteError("ERR syntax error"); return false; }
         if (at + 1 < s.Argc)
         {
-            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return; }
-            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return; }
+            if (at + 3 != s.Argc || !s.ArgEquals(at + 1, "COUNT"u8)) { s.WriteError("ERR syntax error"); return false; }
+            if (!NumberParsing.TryParseInt64(s.Arg(at + 2), out count) || count <= 0) { s.WriteError("ERR count should be greater than 0"); return false; }
         }
-        var keys = new byte[numKeys][];
+        keys = new byte[numKeys][];
         for (int i = 0; i < numKeys; i++) keys[i] = s.Arg(3 + i).ToArray();
-        var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
+        return true;
+    }
+
+    private delegate T? TryPopFunction<T>(RespServerSession s, byte[] key, out string? error) where T : class;
+
+    /// <summary>
+    /// The pops: tries each key in order now (an error, such as WRONGTYPE, is the reply); the first that gives something is
+    /// logged as logAs says and replied. When none does, the client blocks on all of them, and a served waiter's pop is
+    /// logged and replied the same way (a timeout replies a null array).
+    /// </summary>
+    private static void PopOrBlock<T>(RespServerSession s, byte[][] keys, long deadline, TryPopFunction<T> tryPop,
+        Func<byte[], T, ArgRef[]> logAs, Action<RespServerSession, byte[], T> reply) where T : class
+    {
         foreach (var key in keys)
         {
-            var popped = SortedSetCommands.TryPop(s, key, max, count, s.Database, out string? error);
+            var popped = tryPop(s, key, out string? error);
             if (error is not null) { s.WriteError(error); return; }
-            if (popped is not { Count: > 0 }) continue;
-            s.PropagateAs(verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture)));
-            WriteKeyAndElements(s, key, popped);
+            if (popped is null) continue;
+            s.PropagateAs(logAs(key, popped));
+            reply(s, key, popped);
             return;
         }
         s.PropagateNothing();
         Block(s, keys, deadline, (session, key) =>
         {
-            var popped = SortedSetCommands.TryPop(session, key, max, count, session.Database, out _);
-            if (popped is not { Count: > 0 }) return null;
-            session.AppendToAof([verb, ArgRef.Of(key), ArgRef.Of(popped.Count.ToString(CultureInfo.InvariantCulture))]);
+            var popped = tryPop(session, key, out _);
+            if (popped is null) return null;
+            session.AppendToAof(logAs(key, popped));
             return (key, popped);
         }, [], (session, result) =>
         {
-            if (result is (byte[] key, List<(byte[], double)> elements)) WriteKeyAndElements(session, key, elements);
+            if (result is ValueTuple<byte[], T> served) reply(session, served.Item1, served.Item2);
             else session.Writer.WriteNullArray();
         });
     }

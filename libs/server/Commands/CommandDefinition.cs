@@ -68,6 +68,12 @@ public readonly record struct KeyRange(int First, int Last, int Step)
 {
     public static readonly KeyRange None = new(0, 0, 0);
     public bool HasKeys => First > 0;
+
+    /// <summary>Index of the last key argument of a request of argc arguments (a negative Last counts from the end).</summary>
+    public int LastIndex(int argc) => Last < 0 ? argc + Last : Math.Min(Last, argc - 1);
+
+    /// <summary>The distance between key arguments (at least 1).</summary>
+    public int Stride => Math.Max(1, Step);
 }
 
 public sealed class CommandDefinition

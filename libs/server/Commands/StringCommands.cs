@@ -61,7 +61,6 @@ public static class StringCommands
         var storage = s.Storage;
         storage.DeferPending = s.CanFinishLater;
         var st = storage.Read(s.Arg(1), ref input);
-        storage.DeferPending = false;
         if (st.IsPending())
         {
             var key = s.Arg(1).ToArray();

@@ -26,8 +26,8 @@ internal sealed class CommandKeyLocks
     {
         var keys = cmd.Keys;
         int argc = s.Argc;
-        int last = keys.Last < 0 ? argc + keys.Last : Math.Min(keys.Last, argc - 1);
-        int step = Math.Max(1, keys.Step);
+        int last = keys.LastIndex(argc);
+        int step = keys.Stride;
         if (keys.First > last) return false;
         int count = (last - keys.First) / step + 1;
         bool write = (cmd.Flags & CommandFlags.Write) != 0;
@@ -40,11 +40,20 @@ internal sealed class CommandKeyLocks
             _locks.Enter(_single, _mode);
             return true;
         }
-        for (int i = keys.First; i <= last; i += step)
-        {
-            int stripe = KeyLocks.StripeOf(s.Arg(i));
-            _bits[stripe >> 6] |= 1UL << stripe;
-        }
+        for (int i = keys.First; i <= last; i += step) Mark(s.Arg(i));
+        EnterMarked();
+        return true;
+    }
+
+    private void Mark(ReadOnlySpan<byte> key)
+    {
+        int stripe = KeyLocks.StripeOf(key);
+        _bits[stripe >> 6] |= 1UL << stripe;
+    }
+
+    /// <summary>Takes the marked stripes in _mode, in ascending order.</summary>
+    private void EnterMarked()
+    {
         _multi = true;
         for (int w = 0; w < _bits.Length; w++)
         {
@@ -56,7 +65,6 @@ internal sealed class CommandKeyLocks
                 _locks.Enter(stripe, _mode);
             }
         }
-        return true;
     }
 
     /// <summary>The stripes held after AcquireExclusive (for KeyLocks.Hold).</summary>
@@ -66,22 +74,8 @@ internal sealed class CommandKeyLocks
     public void AcquireExclusive(IEnumerable<byte[]> keys)
     {
         _mode = KeyLockMode.Exclusive;
-        foreach (var key in keys)
-        {
-            int stripe = KeyLocks.StripeOf(key);
-            _bits[stripe >> 6] |= 1UL << stripe;
-        }
-        _multi = true;
-        for (int w = 0; w < _bits.Length; w++)
-        {
-            ulong word = _bits[w];
-            while (word != 0)
-            {
-                int stripe = (w << 6) | System.Numerics.BitOperations.TrailingZeroCount(word);
-                word &= word - 1;
-                _locks.Enter(stripe, _mode);
-            }
-        }
+        foreach (var key in keys) Mark(key);
+        EnterMarked();
     }
 
     public void Release()

@@ -539,8 +539,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private void KeysChanged(CommandDefinition cmd)
     {
         var keys = cmd.Keys;
-        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
-        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) KeyChanged(Database, Arg(i));
+        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) KeyChanged(Database, Arg(i));
     }
 
     /// <summary>key of db was changed by this client (called under the key's lock).</summary>
@@ -553,8 +552,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private void RememberReads(CommandDefinition cmd)
     {
         var keys = cmd.Keys;
-        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
-        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Tracking.Remember(this, Arg(i));
+        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Tracking.Remember(this, Arg(i));
     }
 
     // ---- client-side caching (CLIENT TRACKING: Tracking/) ----
@@ -620,8 +618,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private void SignalBlocked(CommandDefinition cmd)
     {
         var keys = cmd.Keys;
-        int last = keys.Last < 0 ? Argc + keys.Last : Math.Min(keys.Last, Argc - 1);
-        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) Server.Blocked.Signal(Database, Arg(i));
+        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Blocked.Signal(Database, Arg(i));
     }
 
     /// <summary>True when this client is gone (closed here, or by its peer while its requests are not being read).</summary>

@@ -78,15 +78,16 @@ public sealed class StorageSession : IDisposable
 
     public Status Read(ReadOnlySpan<byte> key, ref StringInput input, int db = -1)
     {
+        bool defer = DeferPending;
+        DeferPending = false; // for this read only
         var output = Output();
         var st = _session.Read(StoredKey(key, db < 0 ? Database : db), ref input, ref output);
         if (st.IsPending())
         {
-            if (DeferPending)
+            if (defer)
             {
                 // The caller finishes the command when PendingWork completes (its completion callback fills Result and
                 // may write the reply); no thread waits for the disk meanwhile.
-                DeferPending = false;
                 Result.Status = st; // before the completion (possibly on another thread, possibly at once) sets the final one
                 PendingWork = _session.CompletePendingAsync();
                 return st;
@@ -98,8 +99,8 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
-    /// <summary>Set by a command that can finish later: the next Read that goes to disk returns Pending at once and
-    /// PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>
+    /// <summary>Set by a command that can finish later, for its next Read: if that goes to disk it returns Pending at once
+    /// and PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>
     public bool DeferPending { get; set; }
 
     /// <summary>The completion of the last deferred Read.</summary>

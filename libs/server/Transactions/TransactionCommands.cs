@@ -125,7 +125,6 @@ public static class TransactionCommands
     {
         var keys = cmd.Keys;
         if (!cmd.HasStoreKeys) yield break;
-        int last = keys.Last < 0 ? args.Length + keys.Last : Math.Min(keys.Last, args.Length - 1);
-        for (int i = keys.First; i <= last; i += Math.Max(1, keys.Step)) yield return args[i];
+        for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) yield return args[i];
     }
 }
