@@ -254,17 +254,23 @@ public sealed class AofLog : IDisposable
                     if (sync || Policy != AofFsync.Always) Interlocked.Exchange(ref _durableLsn, end);
                 }
                 else if (sync) Interlocked.Exchange(ref _durableLsn, Interlocked.Read(ref _writtenLsn));
+                if (!LastWriteOk) _logger.LogWarning("The append-only file in {Dir} can be written again: writes are accepted again", _dir);
                 LastWriteOk = true;
             }
             catch (Exception ex)
             {
                 // Nothing is lost: the file is cut back to the last whole block and the blocks not written are queued
                 // again, in order, for the next round. Replies waiting for them (always) keep waiting.
+                // One line per failure episode (the trace only at debug level), not one per retry.
+                if (LastWriteOk)
+                {
+                    _logger.LogError("Writing the append-only file in {Dir} failed: {Error}. Writes are refused (MISCONF) and the write is retried until it succeeds; reads go on", _dir, ex.GetBaseException().Message);
+                    _logger.LogDebug(ex, "Append-only file write failure");
+                }
                 LastWriteOk = false;
-                _logger.LogError(ex, "Writing the append-only file failed; retrying");
                 if (end >= 0) Interlocked.Exchange(ref _writtenLsn, end); // written, not yet durable: the next fsync covers them
                 try { if (_file is not null) { _file.SetLength(_fileLength); _file.Position = _fileLength; } }
-                catch (Exception cut) { _logger.LogError(cut, "Cutting the append-only file back to its last whole block failed"); }
+                catch (Exception cut) { _logger.LogDebug(cut, "Cutting the append-only file back to its last whole block failed"); }
                 lock (_appendLock) _sealed.InsertRange(0, blocks.Skip(written));
                 Thread.Sleep(100);
             }
