@@ -30,6 +30,8 @@ public sealed class ServerSettings
     public string? ConfigFile { get; set; }
     /// <summary>Seconds between log compactions (0: only on COMPACT).</summary>
     public int CompactionIntervalSeconds { get; set; } = 60;
+    /// <summary>Disk reads in flight at most (KVStoreSettings.ReadQueueDepth).</summary>
+    public int ReadQueueDepth { get; set; } = 64;
     /// <summary>log2 of the size of a log segment file (the unit in which disk space is given back); not a user option.</summary>
     public int SegmentBits { get; set; } = 26;
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>

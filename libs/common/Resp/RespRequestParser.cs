@@ -71,6 +71,17 @@ public sealed class RespRequestParser
         if (_scratch.Length > 4096) _scratch = Array.Empty<byte>();
     }
 
+    /// <summary>Forgets a request parsed in part (after a look ahead that met an incomplete one): the next TryParse starts
+    /// at a request boundary.</summary>
+    public void Reset()
+    {
+        _expected = 0;
+        _pos = 0;
+        _bulkLen = -1;
+        _inlineScan = 0;
+        MinBytesHint = 0;
+    }
+
     public ParseStatus TryParse(ReadOnlySpan<byte> input, out int consumed)
     {
         consumed = 0;

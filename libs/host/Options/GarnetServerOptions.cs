@@ -61,6 +61,9 @@ public sealed class GarnetServerOptions
     [Option("compaction-interval", HelpText = "Seconds between log compactions, which copy live records out of the oldest log segments and delete segment files that hold nothing live (0: only on the COMPACT command). Default: 60")]
     public int? CompactionInterval { get; set; }
 
+    [Option("read-queue-depth", HelpText = "Disk reads in flight at most (keys whose records are on disk): each runs on its own reader thread, started when needed. Default: 64")]
+    public int? ReadQueueDepth { get; set; }
+
     [Option("protected-mode", HelpText = "yes or no. While yes and no password is set (--requirepass), clients that do not connect from the loopback interface get a DENIED error and are closed, as in Redis. Default: yes")]
     public string? ProtectedMode { get; set; }
 

@@ -17,6 +17,7 @@ public static class SettingsBuilder
         ["maxclients"] = "an integer of at least 1",
         ["timeout"] = "0 (never) or a number of seconds",
         ["compaction-interval"] = "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)",
+        ["read-queue-depth"] = "an integer from 1 to 1024",
     };
 
     public static ServerSettings Build(GarnetServerOptions o)
@@ -77,6 +78,9 @@ public static class SettingsBuilder
         int compaction = o.CompactionInterval ?? 60;
         if (compaction < 0 || compaction > 2_592_000) throw Invalid("compaction-interval", o.CompactionInterval, AllowedIntegers["compaction-interval"]);
         s.CompactionIntervalSeconds = compaction;
+        int depth = o.ReadQueueDepth ?? 64;
+        if (depth < 1 || depth > 1024) throw Invalid("read-queue-depth", o.ReadQueueDepth, AllowedIntegers["read-queue-depth"]);
+        s.ReadQueueDepth = depth;
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {
             "always" => Garnet.server.Persistence.AofFsync.Always,

@@ -191,6 +191,7 @@ public static class ConfigParameters
         .. ListSize("list-max-ziplist-size"),
         // this server's own parameters (not in Redis)
         new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
+        new() { Name = "read-queue-depth", Get = s => Int(s.Settings.ReadQueueDepth) },
         new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
     ];
 

@@ -297,12 +297,28 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _input = input.Data;
             _inputStart = input.Start;
             Execute();
+            if (_readAheadStarted)
+            {
+                // Its keys are being read from disk: the request stays unconsumed and runs once the reads are done.
+                _readAheadStarted = false;
+                var data = input.Data;
+                int end = input.End;
+                ReplyWhenDone(_readAhead!.Start(_parser, from => data.AsSpan(from, end - from), input.Start + consumed), static (_, _) => { });
+                return ProcessResult.FlushAndContinue;
+            }
+            _readAhead?.Executed();
             input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
             // A deferred command: send what is written, await its work (BeforeSendAsync), then go on with the next request.
             if (_deferredWork is not null) return ProcessResult.FlushAndContinue;
         }
     }
+
+    private ReadAhead? _readAhead;
+    private bool _readAheadStarted;
+
+    /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
+    internal void ParsedAt(int offset) => _inputStart = offset;
 
     private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged
 
@@ -321,6 +337,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (_transaction is { InMulti: true } && !cmd.RunsInMulti)
         {
             TransactionCommands.Queue(this, cmd);
+            return;
+        }
+        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd))
+        {
+            _readAheadStarted = true;
             return;
         }
         RunLocked(cmd);

@@ -99,6 +99,19 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
+    /// <summary>True when some records are on disk (below the log's in-memory part): only then can a key need a read.</summary>
+    public bool HasDiskData => _host.Store.Log.HeadAddress > _host.Store.Log.BeginAddress;
+
+    /// <summary>Starts bringing key's record into memory when it is on disk (StoreSession.Prefetch); true when a read was
+    /// started. ReadAheadDone completes once every started read has.</summary>
+    public bool ReadAhead(ReadOnlySpan<byte> key) => _session.Prefetch(StoredKey(key)).IsPending();
+
+    /// <summary>Completes when the reads ReadAhead started are done (no thread waits meanwhile).</summary>
+    public Task ReadAheadDone() => _session.CompletePendingAsync();
+
+    /// <summary>Reads started by ReadAhead and not yet done.</summary>
+    public int PendingReads => _session.PendingCount;
+
     /// <summary>Set by a command that can finish later, for its next Read: if that goes to disk it returns Pending at once
     /// and PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>
     public bool DeferPending { get; set; }
@@ -221,8 +234,9 @@ public sealed class StorageSession : IDisposable
     private StoreSession<ObjectOperation, NoOutput, ObjectFunctions> Objects() =>
         _objects ??= _host.Store.NewSession<ObjectOperation, NoOutput, ObjectFunctions>(new ObjectFunctions());
 
-    private static Status WaitObject(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session, ObjectOperation op)
+    private Status WaitObject(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session, ObjectOperation op)
     {
+        _host.CountBlockingDiskWait();
         while (!session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
         return op.Status;
     }
@@ -237,6 +251,7 @@ public sealed class StorageSession : IDisposable
     {
         // The completion callback stores the final status in Result.
         // No time limit: an op abandoned here would stay queued and later run against a reused receive buffer.
+        _host.CountBlockingDiskWait();
         while (!_session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
         return Result.Status;
     }

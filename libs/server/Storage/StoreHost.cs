@@ -44,6 +44,7 @@ public sealed class StoreHost : IDisposable
             KeyClasses = true,
             ObjectSerializer = new ServerObjectSerializer(),
             SegmentBits = settings.SegmentBits,
+            ReadQueueDepth = settings.ReadQueueDepth,
             Clock = () => Clock.NowMs,
         });
         // One line when the device starts failing and one when it recovers, never one per command.
@@ -104,6 +105,12 @@ public sealed class StoreHost : IDisposable
     /// <summary>Keys deleted because they had expired (active expiry, compaction): INFO's expired_keys.</summary>
     public long ExpiredKeys => Interlocked.Read(ref _expiredKeys);
     internal void CountExpired(long keys) => Interlocked.Add(ref _expiredKeys, keys);
+
+    private long _blockingDiskWaits;
+    /// <summary>Times a request's thread waited for a disk read (a key that ReadAhead did not bring in: inside EXEC, a key
+    /// not named by the command table, or a record that left memory again): INFO's disk_reads_waited_on_thread.</summary>
+    public long BlockingDiskWaits => Interlocked.Read(ref _blockingDiskWaits);
+    internal void CountBlockingDiskWait() => Interlocked.Increment(ref _blockingDiskWaits);
 
     /// <summary>Told about keys active expiry deleted (keyspace notifications' "expired"); set by the server.</summary>
     public IExpiryListener? ExpiryListener { get; set; }

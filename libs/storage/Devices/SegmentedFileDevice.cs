@@ -2,7 +2,8 @@
 // Invariants:
 //  - Segment size is a multiple of the page size, so a page (and a record) never spans two files.
 //  - Files are opened lazily and kept open; a truncated segment's file is closed and deleted.
-//  - I/O uses RandomAccess: no caller thread blocks on the disk.
+//  - I/O uses RandomAccess: no caller thread blocks on the disk. Reads go to DiskReaders' own threads when given (many
+//    in flight without the .NET thread pool), else to RandomAccess.ReadAsync.
 //  - Unbuffered (O_DIRECT) where the OS and file system allow it: writes must then be whole sectors from
 //    sector-aligned memory (the log writes whole pages from aligned frames); reads of any range go through an
 //    aligned bounce buffer. Where O_DIRECT is refused the segment is opened buffered (IsUnbuffered says which).
@@ -18,6 +19,7 @@ public sealed class SegmentedFileDevice : IStorageDevice
     private readonly int _segmentBits;
     private readonly ConcurrentDictionary<long, Segment> _segments = new();
     private bool _unbuffered;
+    private readonly DiskReaders? _readers;
 
     private sealed record Segment(SafeFileHandle Handle, bool Direct);
 
@@ -25,8 +27,9 @@ public sealed class SegmentedFileDevice : IStorageDevice
     private readonly object _openLock = new();
     private long _truncatedBelowSegment;
 
-    public SegmentedFileDevice(string directory, string name = "log", int segmentBits = 30, bool unbuffered = false)
+    public SegmentedFileDevice(string directory, string name = "log", int segmentBits = 30, bool unbuffered = false, DiskReaders? readers = null)
     {
+        _readers = readers;
         _unbuffered = unbuffered;
         if (segmentBits < 12 || segmentBits > 40) throw new ArgumentOutOfRangeException(nameof(segmentBits));
         _directory = directory;
@@ -80,17 +83,20 @@ public sealed class SegmentedFileDevice : IStorageDevice
         int length = (int)Math.Min(buffer.Length, SegmentSize - offset);
         if (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))) return 0;
         var h = Handle(segment);
-        if (!h.Direct) return await RandomAccess.ReadAsync(h.Handle, buffer.Slice(0, length), offset).ConfigureAwait(false);
+        if (!h.Direct) return await Read(h.Handle, buffer.Slice(0, length), offset).ConfigureAwait(false);
         // Unbuffered: read the enclosing aligned range into aligned memory, then copy the part asked for.
         long start = offset & ~(long)(DirectAlignment - 1);
         int span = (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start);
         using var bounce = new NativeBuffer(span, DirectAlignment);
-        int n = await RandomAccess.ReadAsync(h.Handle, bounce.Memory, start).ConfigureAwait(false);
+        int n = await Read(h.Handle, bounce.Memory, start).ConfigureAwait(false);
         int skip = (int)(offset - start);
         int got = Math.Clamp(n - skip, 0, length);
         bounce.Memory.Span.Slice(skip, got).CopyTo(buffer.Span);
         return got;
     }
+
+    private ValueTask<int> Read(SafeFileHandle handle, Memory<byte> buffer, long offset) =>
+        _readers is not null ? new ValueTask<int>(_readers.ReadAsync(handle, buffer, offset)) : RandomAccess.ReadAsync(handle, buffer, offset);
 
     public void TruncateBelow(long address)
     {

@@ -13,9 +13,9 @@ public sealed class ObjectLog : IDisposable
     private readonly SegmentedFileDevice _device;
     private long _tail;
 
-    public ObjectLog(string directory, int segmentBits)
+    public ObjectLog(string directory, int segmentBits, DiskReaders? readers = null)
     {
-        _device = new SegmentedFileDevice(directory, "obj", segmentBits);
+        _device = new SegmentedFileDevice(directory, "obj", segmentBits, readers: readers);
     }
 
     public long TailAddress => Interlocked.Read(ref _tail);

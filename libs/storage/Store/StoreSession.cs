@@ -19,7 +19,7 @@ namespace Garnet.storage.Store;
 public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposable
     where TFunctions : struct, IStoreFunctions<TInput, TOutput>
 {
-    private enum OpKind { Read, Upsert, Rmw, Delete }
+    private enum OpKind { Read, Upsert, Rmw, Delete, Prefetch }
 
     private sealed class PendingOp
     {
@@ -117,6 +117,29 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (mutable) RecordInfo.UnlockShared(ref info);
             }
         }
+    }
+
+    /// <summary>
+    /// Brings key's newest record into memory without running any callback: Found or NotFound when nothing needs the disk
+    /// (in memory, or no record), Pending when its read was issued; completing it (CompletePending/CompletePendingAsync)
+    /// copies the record to the tail (second chance), so a command run afterwards finds it in memory. A hint: the
+    /// record may leave memory again before that command runs, which then waits for the disk as usual.
+    /// </summary>
+    public Status Prefetch(ReadOnlySpan<byte> key)
+    {
+        _store.Epoch.Acquire();
+        try { return PrefetchCore(key, KeyHashOf(key)); }
+        finally { _store.Epoch.Release(); }
+    }
+
+    private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash)
+    {
+        if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
+        var search = _store.FindInMemory(key, entry, 0, out long address, out _);
+        if (search != KVStore.Search.OnDisk) return search == KVStore.Search.NotFound ? Status.NotFound : Status.Found;
+        TInput noInput = default!;
+        TOutput noOutput = default!;
+        return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
     }
 
     private enum Region { Mutable, Fuzzy, Immutable }
@@ -876,7 +899,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 }
             }
             if (!ChainUnchanged(op, out var slot)) return Restart(op);
-            if (op.Kind != OpKind.Read && _store.WritesPaused) return Restart(op); // the restart waits for the snapshot
+            if (op.Kind is not (OpKind.Read or OpKind.Prefetch) && _store.WritesPaused) return Restart(op); // the restart waits for the snapshot
             return Finish(op, slot, found ? rec : null);
         }
     }
@@ -903,6 +926,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
                 case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
                 case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, op.OnlyIfExpired); break;
+                case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
         }
@@ -918,6 +942,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         {
             case OpKind.Read: _functions.ReadCompleted(op.Key, ref op.Input, ref op.Output, status); break;
             case OpKind.Rmw: _functions.RmwCompleted(op.Key, ref op.Input, ref op.Output, status); break;
+            case OpKind.Prefetch: break; // nobody waits for a result
             default: _functions.WriteCompleted(op.Key, status); break;
         }
     }
@@ -945,6 +970,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 Report(op, status);
                 return true;
             }
+            case OpKind.Prefetch:
+                if (live && !expired && _store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                return true;
             case OpKind.Upsert:
             {
                 var obj = op.ValueObject;

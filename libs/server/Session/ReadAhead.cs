@@ -1,0 +1,73 @@
+// ReadAhead: keeps a connection's thread from waiting on the disk. Before a command runs, the records of its keys that
+// are on disk are read into memory (StorageSession.ReadAhead, which copies them to the log's tail); the request is left
+// unconsumed, the connection awaits the reads without a thread, and then parses and runs the same request again, now
+// from memory. While the reads are issued, the requests already received behind it (a pipeline) are parsed too and
+// their keys read as well, so one connection keeps many reads in flight.
+// Invariants:
+//  - Nothing runs before the reads: the command (and every request behind it) runs exactly once, in request order.
+//  - A request is read ahead at most once: on its second pass it runs even if a record left memory again meanwhile
+//    (it then waits for the disk as before), so a busy log cannot starve it.
+//  - Only keys named by the command table are read, in the selected database; other keys a command touches (MOVE's
+//    target database, keys inside EXEC or scripts) wait for the disk the old way.
+using Garnet.common.Resp;
+using Garnet.server.Commands;
+
+namespace Garnet.server.Session;
+
+internal sealed class ReadAhead
+{
+    /// <summary>Requests behind the current one that are parsed for their keys, at most.</summary>
+    public const int MaxRequestsAhead = 64;
+
+    private readonly RespServerSession _session;
+    private bool _done; // the current request's reads are done: run it
+
+    public ReadAhead(RespServerSession session) => _session = session;
+
+    /// <summary>True when cmd may run now; false when reads of its keys were started (the caller leaves the request
+    /// unconsumed and awaits Pending, then runs it again).</summary>
+    public bool Ready(CommandDefinition cmd)
+    {
+        if (_done) return true;
+        if (!cmd.HasStoreKeys || cmd.DefersDiskReads || !_session.CanFinishLater) return true;
+        var st = _session.Storage;
+        if (!st.HasDiskData) return true;
+        return !StartReads(cmd);
+    }
+
+    /// <summary>The current request has been executed (or refused): the next one is read ahead again.</summary>
+    public void Executed() => _done = false;
+
+    private bool StartReads(CommandDefinition cmd)
+    {
+        var st = _session.Storage;
+        var keys = cmd.Keys;
+        bool any = false;
+        for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i));
+        return any;
+    }
+
+    /// <summary>After Ready returned false: reads the keys of the requests already received behind the current one (up to
+    /// the read queue depth), and returns the work that completes when every read is done. The next pass runs the
+    /// current request without reading ahead again.</summary>
+    public Task Start(RespRequestParser parser, Func<int, ReadOnlySpan<byte>> unparsedFrom, int next)
+    {
+        var st = _session.Storage;
+        int depth = _session.Settings.ReadQueueDepth;
+        for (int n = 0; n < MaxRequestsAhead && st.PendingReads < depth; n++)
+        {
+            var rest = unparsedFrom(next);
+            if (rest.IsEmpty || parser.TryParse(rest, out int consumed) != ParseStatus.Complete) break;
+            _session.ParsedAt(next);
+            next += consumed;
+            if (parser.ArgCount == 0) continue;
+            var cmd = _session.Server.Commands.Find(_session.Arg(0));
+            if (cmd is { HasSubcommands: true } && parser.ArgCount >= 2) cmd = cmd.FindSubcommand(_session.Arg(1));
+            if (cmd is null || !cmd.HasStoreKeys || !cmd.ArityMatches(parser.ArgCount)) continue;
+            StartReads(cmd);
+        }
+        parser.Reset(); // the last look may have stopped inside a request received in part
+        _done = true;
+        return st.ReadAheadDone();
+    }
+}

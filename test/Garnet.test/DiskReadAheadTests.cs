@@ -1,0 +1,96 @@
+// Commands on keys whose records are on disk do not hold the connection's thread while the disk is read (ReadAhead):
+// their keys are read into memory first, the requests then run in order, and no request thread waits for a read
+// (INFO's disk_reads_waited_on_thread stays put). Other connections are served meanwhile.
+using Garnet.client;
+using Garnet.Options;
+
+namespace Garnet.test;
+
+[TestFixture]
+public class DiskReadAheadTests : ServerFixture
+{
+    private const int Keys = 40_000;
+
+    protected override void Configure(GarnetServerOptions options) => options.Memory = "8mb";
+
+    private static string Value(int i) => $"v{i}-" + new string((char)('a' + i % 26), 600);
+
+    [OneTimeSetUp]
+    public void Load()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        for (int start = 0; start < Keys; start += 500)
+        {
+            for (int i = start; i < start + 500; i++)
+            {
+                c.Send("SET", "s:" + i, Value(i));
+                if (i % 50 == 0) c.Send("HSET", "h:" + i, "f", "hv" + i, "pad", Value(i));
+                if (i % 50 == 0) c.Send("RPUSH", "l:" + i, "a" + i, "b" + i, Value(i));
+                if (i % 50 == 0) c.Send("SET", "n:" + i, i.ToString());
+            }
+            for (int i = start; i < start + 500; i++)
+            {
+                Assert.That(c.Read().IsError, Is.False);
+                if (i % 50 == 0) { c.Read(); c.Read(); c.Read(); }
+            }
+        }
+        var log = _server.Server.Server.Store.Store.Log;
+        Assume.That(log.HeadAddress, Is.GreaterThan(log.TailAddress / 2), "most records left memory");
+    }
+
+    private long Info(RespClient c, string field)
+    {
+        string text = c.Execute("INFO", "stats").Text!;
+        var line = text.Split("\r\n").Single(l => l.StartsWith(field + ":"));
+        return long.Parse(line[(field.Length + 1)..]);
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void PipelinedCommandsOnDiskKeysReplyInOrderWithoutWaitingOnTheThread()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread"), readsBefore = Info(c, "disk_reads");
+        // The oldest keys are on disk. A mix of string, key, hash, list and counter commands, pipelined.
+        var expected = new List<Action<RespValue>>();
+        for (int i = 0; i < 2000; i += 50)
+        {
+            int k = i;
+            c.Send("STRLEN", "s:" + k); expected.Add(r => Assert.That(r.Integer, Is.EqualTo(Value(k).Length), "STRLEN s:" + k));
+            c.Send("GETRANGE", "s:" + (k + 1), "0", "5"); expected.Add(r => Assert.That(r.Text, Is.EqualTo(Value(k + 1)[..6])));
+            c.Send("MGET", "s:" + (k + 2), "s:" + (k + 3), "missing"); expected.Add(r =>
+            {
+                Assert.That(r.Elements![0].Text, Is.EqualTo(Value(k + 2)));
+                Assert.That(r.Elements![1].Text, Is.EqualTo(Value(k + 3)));
+                Assert.That(r.Elements![2].IsNull, Is.True);
+            });
+            c.Send("EXISTS", "s:" + (k + 4), "s:" + (k + 5)); expected.Add(r => Assert.That(r.Integer, Is.EqualTo(2)));
+            c.Send("TYPE", "h:" + k); expected.Add(r => Assert.That(r.Text, Is.EqualTo("hash")));
+            c.Send("HGET", "h:" + k, "f"); expected.Add(r => Assert.That(r.Text, Is.EqualTo("hv" + k)));
+            c.Send("LRANGE", "l:" + k, "0", "1"); expected.Add(r => Assert.That(r.Elements!.Select(e => e.Text), Is.EqualTo(new[] { "a" + k, "b" + k })));
+            c.Send("INCR", "n:" + k); expected.Add(r => Assert.That(r.Integer, Is.EqualTo(k + 1)));
+            c.Send("APPEND", "s:" + (k + 6), "!"); expected.Add(r => Assert.That(r.Integer, Is.EqualTo(Value(k + 6).Length + 1)));
+            c.Send("GET", "s:" + (k + 6)); expected.Add(r => Assert.That(r.Text, Is.EqualTo(Value(k + 6) + "!")));
+        }
+        foreach (var check in expected) check(c.Read());
+        long waited = Info(c, "disk_reads_waited_on_thread") - waitedBefore, reads = Info(c, "disk_reads") - readsBefore;
+        TestContext.Out.WriteLine($"{expected.Count} commands, {reads} disk reads, {waited} waited on the thread");
+        Assert.That(reads, Is.GreaterThanOrEqualTo(40 * 8), "the keys were read from disk");
+        Assert.That(waited, Is.EqualTo(0), "no command waited for the disk on its thread");
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void ManyConnectionsReadingDiskKeysAllGetTheirValues()
+    {
+        var tasks = Enumerable.Range(0, 16).Select(t => Task.Run(() =>
+        {
+            using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+            var rnd = new Random(t);
+            for (int n = 0; n < 300; n++)
+            {
+                int k = rnd.Next(20_000);
+                Assert.That(c.Execute("GETRANGE", "s:" + k, "0", "-1").Text, Does.StartWith($"v{k}-"));
+            }
+        })).ToArray();
+        Assert.That(Task.WaitAll(tasks, TimeSpan.FromSeconds(100)), "every connection finished");
+    }
+}
