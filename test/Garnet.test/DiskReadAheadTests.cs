@@ -79,6 +79,41 @@ public class DiskReadAheadTests : ServerFixture
     }
 
     [Test, CancelAfter(120_000)]
+    public void ExecReadsItsQueuedKeysBeforeItRuns()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread"), readsBefore = Info(c, "disk_reads");
+        RespAssert.Simple(c.Execute("MULTI"), "OK");
+        for (int k = 3000; k < 3100; k += 10) Assert.That(c.Execute("STRLEN", "s:" + k).Text, Is.EqualTo("QUEUED"));
+        Assert.That(c.Execute("HGET", "h:3000", "f").Text, Is.EqualTo("QUEUED"));
+        var exec = c.Execute("EXEC");
+        Assert.That(exec.Elements!.Take(10).Select(e => e.Integer), Is.EqualTo(Enumerable.Range(0, 10).Select(n => (long)Value(3000 + n * 10).Length)));
+        Assert.That(exec.Elements![10].Text, Is.EqualTo("hv3000"));
+        Assert.That(Info(c, "disk_reads") - readsBefore, Is.GreaterThanOrEqualTo(10), "the keys were read from disk");
+        Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0), "EXEC did not wait for the disk under its locks");
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void KeysScanAndRandomKeyOverALogMostlyOnDisk()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        Assert.That(c.Execute("KEYS", "h:*").Elements!.Length, Is.EqualTo(Keys / 50));
+        var lists = new HashSet<string>();
+        string cursor = "0";
+        do
+        {
+            var r = c.Execute("SCAN", cursor, "COUNT", "5000", "TYPE", "list");
+            cursor = r.Elements![0].Text!;
+            foreach (var k in r.Elements[1].Elements!) lists.Add(k.Text!);
+        }
+        while (cursor != "0");
+        Assert.That(lists, Has.Count.EqualTo(Keys / 50));
+        Assert.That(lists.All(k => k.StartsWith("l:")));
+        string? random = c.Execute("RANDOMKEY").Text;
+        Assert.That(c.Execute("EXISTS", random!).Integer, Is.EqualTo(1));
+    }
+
+    [Test, CancelAfter(120_000)]
     public void ManyConnectionsReadingDiskKeysAllGetTheirValues()
     {
         var tasks = Enumerable.Range(0, 16).Select(t => Task.Run(() =>

@@ -257,21 +257,28 @@ public static class KeyCommands
     public static void Keys(RespServerSession s)
     {
         string pattern = Encoding.Latin1.GetString(s.Arg(1));
+        OffThread.Reply(s, KeysAsync(s.Server.Store.Store, s.Server.Store.PhysicalId(s.Database), pattern), static (s, keys) =>
+        {
+            s.Writer.WriteArrayHeader(keys.Count);
+            foreach (var k in keys) s.Writer.WriteBulkString(k);
+        });
+    }
+
+    private static async Task<List<byte[]>> KeysAsync(KVStore store, int id, string pattern)
+    {
         var keys = new List<byte[]>();
-        int id = s.Server.Store.PhysicalId(s.Database);
-        using var it = new KeyIterator(s.Server.Store.Store);
+        using var it = new KeyIterator(store);
         var batch = new List<IteratedRecord>();
         bool more = true;
         while (more)
         {
             batch.Clear();
-            more = it.NextBatchAsync(batch, 4096).AsTask().GetAwaiter().GetResult();
+            more = await it.NextBatchAsync(batch, 4096).ConfigureAwait(false);
             foreach (var r in batch)
                 if (InDb(r.Key, id) && (pattern == "*" || GlobPattern.Matches(pattern, Encoding.Latin1.GetString(r.Key, 2, r.Key.Length - 2))))
                     keys.Add(r.Key[2..]);
         }
-        s.Writer.WriteArrayHeader(keys.Count);
-        foreach (var k in keys) s.Writer.WriteBulkString(k);
+        return keys;
     }
 
     private static bool InDb(byte[] storedKey, int id) => storedKey.Length >= 2 && ((storedKey[0] << 8) | storedKey[1]) == id;
@@ -300,14 +307,26 @@ public static class KeyCommands
             else { s.WriteError("ERR syntax error"); return; }
         }
         int id = s.Server.Store.PhysicalId(s.Database);
-        var found = new List<byte[]>();
         long token = (long)Math.Min(cursor, long.MaxValue);
         var scans = s.Server.Store.Scans;
         var state = scans.Resume(ref token);
-        long next;
+        OffThread.Reply(s, ScanAsync(s, scans, state, token, id, count, pattern, type), static (s, result) =>
+        {
+            s.Writer.WriteArrayHeader(2);
+            s.Writer.WriteBulkString(result.Next.ToString());
+            s.Writer.WriteArrayHeader(result.Found.Count);
+            foreach (var k in result.Found) s.Writer.WriteBulkString(k);
+        });
+    }
+
+    private static async Task<(long Next, List<byte[]> Found)> ScanAsync(RespServerSession s, ScanCursors scans, ScanCursors.Cursor state,
+        long token, int id, long count, string? pattern, string? type)
+    {
+        var found = new List<byte[]>();
         try
         {
-            lock (state)
+            await state.Gate.WaitAsync().ConfigureAwait(false); // one call at a time per cursor
+            try
             {
                 var it = state.Iterator;
                 // COUNT is the work of one call: the keys of this database it examines. Keys of other databases share the log,
@@ -324,28 +343,35 @@ public static class KeyCommands
                         {
                             if (it.Done || it.RecordsSeen - seenAtStart >= skipLimit) break;
                             batch.Clear();
-                            it.NextBatchAsync(batch, 4096, maxPages: 1).AsTask().GetAwaiter().GetResult();
+                            await it.NextBatchAsync(batch, 4096, maxPages: 1).ConfigureAwait(false);
                             scans.Buffer(state, batch);
                             continue;
                         }
                         if (!InDb(key, id)) { skipped++; continue; }
                         examined++;
                         if (pattern is not null && pattern != "*" && !GlobPattern.Matches(pattern, Encoding.Latin1.GetString(key, 2, key.Length - 2))) continue;
-                        if (type is not null && TypeOf(s, key.AsSpan(2)) != type) continue;
                         found.Add(key[2..]);
                     }
                 }
                 catch { scans.Finish(token); throw; }
                 bool more = state.Buffered.Count > 0 || !it.Done;
-                next = more ? token : 0;
                 if (!more) scans.Finish(token);
+                if (type is not null) found = await OfTypeAsync(s, found, type).ConfigureAwait(false);
+                return (more ? token : 0, found);
             }
+            finally { state.Gate.Release(); }
         }
         finally { scans.Release(state); }
-        s.Writer.WriteArrayHeader(2);
-        s.Writer.WriteBulkString(next.ToString());
-        s.Writer.WriteArrayHeader(found.Count);
-        foreach (var k in found) s.Writer.WriteBulkString(k);
+    }
+
+    /// <summary>SCAN's TYPE filter: the keys' records are read into memory first (ReadAhead), then typed without waiting.</summary>
+    private static async Task<List<byte[]>> OfTypeAsync(RespServerSession s, List<byte[]> keys, string type)
+    {
+        var st = s.Storage;
+        bool any = false;
+        foreach (var k in keys) any |= st.ReadAhead(k);
+        if (any) await st.ReadAheadDone().ConfigureAwait(false);
+        return keys.Where(k => TypeOf(s, k) == type).ToList();
     }
 
     /// <summary>TYPE's answer for key ("none" when it does not exist), without marking it accessed.</summary>
@@ -357,9 +383,16 @@ public static class KeyCommands
 
     public static void RandomKey(RespServerSession s)
     {
-        var store = s.Server.Store.Store;
-        int id = s.Server.Store.PhysicalId(s.Database);
         if (s.Server.Store.KeyCount(s.Database) == 0) { s.Writer.WriteNull(); return; }
+        OffThread.Reply(s, RandomKeyAsync(s.Server.Store.Store, s.Server.Store.PhysicalId(s.Database)), static (s, key) =>
+        {
+            if (key is null) s.Writer.WriteNull();
+            else s.Writer.WriteBulkString(key);
+        });
+    }
+
+    private static async Task<byte[]?> RandomKeyAsync(KVStore store, int id)
+    {
         long begin = store.Log.BeginAddress, tail = store.Log.TailAddress;
         foreach (long start in new[] { begin + (long)(Random.Shared.NextDouble() * (tail - begin)), 0 })
         {
@@ -369,11 +402,11 @@ public static class KeyCommands
             while (more)
             {
                 batch.Clear();
-                more = it.NextBatchAsync(batch, 256).AsTask().GetAwaiter().GetResult();
+                more = await it.NextBatchAsync(batch, 256).ConfigureAwait(false);
                 var mine = batch.Where(r => InDb(r.Key, id)).ToList();
-                if (mine.Count > 0) { s.Writer.WriteBulkString(mine[Random.Shared.Next(mine.Count)].Key[2..]); return; }
+                if (mine.Count > 0) return mine[Random.Shared.Next(mine.Count)].Key[2..];
             }
         }
-        s.Writer.WriteNull();
+        return null;
     }
 }

@@ -7,8 +7,8 @@
 //  - Nothing runs before the reads: the command (and every request behind it) runs exactly once, in request order.
 //  - A request is read ahead at most once: on its second pass it runs even if a record left memory again meanwhile
 //    (it then waits for the disk as before), so a busy log cannot starve it.
-//  - Only keys named by the command table are read, in the selected database; other keys a command touches (MOVE's
-//    target database, keys inside EXEC or scripts) wait for the disk the old way.
+//  - Only keys named by the command table are read (for EXEC: those of the queued commands), in the selected database;
+//    other keys a command touches (MOVE's target database, a SELECT inside MULTI, scripts) wait for the disk the old way.
 using Garnet.common.Resp;
 using Garnet.server.Commands;
 
@@ -29,10 +29,24 @@ internal sealed class ReadAhead
     public bool Ready(CommandDefinition cmd)
     {
         if (_done) return true;
-        if (!cmd.HasStoreKeys || cmd.DefersDiskReads || !_session.CanFinishLater) return true;
+        if (cmd.DefersDiskReads || !_session.CanFinishLater) return true;
+        if (!cmd.HasStoreKeys && !IsExecOfQueuedCommands(cmd)) return true;
         var st = _session.Storage;
         if (!st.HasDiskData) return true;
-        return !StartReads(cmd);
+        return !(cmd.HasStoreKeys ? StartReads(cmd) : StartQueuedReads());
+    }
+
+    private bool IsExecOfQueuedCommands(CommandDefinition cmd) =>
+        cmd.RunsInMulti && cmd.FullName == "exec" && _session.TransactionIfAny is { InMulti: true, Commands.Count: > 0 };
+
+    /// <summary>EXEC: the keys of every queued command (which run under EXEC's locks, where no read can be awaited).</summary>
+    private bool StartQueuedReads()
+    {
+        var st = _session.Storage;
+        bool any = false;
+        foreach (var q in _session.TransactionIfAny!.Commands)
+            foreach (var key in Transactions.TransactionCommands.KeysOf(q.Command, q.Args)) any |= st.ReadAhead(key);
+        return any;
     }
 
     /// <summary>The current request has been executed (or refused): the next one is read ahead again.</summary>

@@ -5,7 +5,7 @@
 // A token that is no longer known restarts from the beginning: keys may repeat, none is missed.
 // The iterator yields whole log pages; keys of a page that a call's COUNT did not cover wait in the cursor's buffer for
 // the next call, so COUNT bounds the keys a call examines, as in Redis.
-// Invariants: tokens have bit 62 set (so they never collide with 0); one SCAN call at a time per cursor (its lock);
+// Invariants: tokens have bit 62 set (so they never collide with 0); one SCAN call at a time per cursor (its Gate);
 // a cursor between Resume and Release (in use) is never dropped by anyone else; buffered keys of all cursors together
 // stay under MaxBufferedKeys (idle cursors with buffered keys are dropped, least recently used first).
 using Garnet.storage.Store;
@@ -25,6 +25,8 @@ public sealed class ScanCursors
         /// <summary>Stored keys (with their database prefix) taken from the iterator and not yet examined.</summary>
         public Queue<byte[]> Buffered { get; } = new();
         internal int Users; // SCAN calls between Resume and Release; under ScanCursors' lock
+        /// <summary>Held by the SCAN call using the cursor (calls may await the disk, so not a monitor).</summary>
+        public SemaphoreSlim Gate { get; } = new(1, 1);
     }
 
     private long _bufferedTotal;
