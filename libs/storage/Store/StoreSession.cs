@@ -92,7 +92,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         {
             if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
-            if (search == KVStore.Search.NotFound) return Status.NotFound;
+            if (search == KVStore.Search.NotFound || (search == KVStore.Search.OnDisk && KnownAbsent(hash, entry, address))) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
                 return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
             ref ulong info = ref RecordLayout.Info(rec);
@@ -130,6 +130,26 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         _store.Epoch.Acquire();
         try { return PrefetchCore(key, KeyHashOf(key)); }
         finally { _store.Epoch.Release(); }
+    }
+
+    // Keys a Prefetch found to have no record on disk: (hash, chain entry, where the chain left memory). While the chain
+    // still starts at that entry and leaves memory at that address, nothing newer of the key can exist on disk (a newer
+    // record would be above that address and on the walk), so the op that follows the prefetch treats the key as absent
+    // instead of reading the disk again. A small ring: old verdicts are overwritten, never trusted beyond that check.
+    private readonly (ulong Hash, long Entry, long FirstDisk)[] _absent = new (ulong, long, long)[32];
+    private int _absentNext;
+
+    private bool KnownAbsent(ulong hash, long entry, long firstDisk)
+    {
+        foreach (var a in _absent)
+            if (a.Hash == hash && a.Entry == entry && a.FirstDisk == firstDisk && entry != 0) return true;
+        return false;
+    }
+
+    private void RememberAbsent(PendingOp op)
+    {
+        _absent[_absentNext] = (op.Hash, op.EntryAddress, op.FirstDiskAddress);
+        _absentNext = (_absentNext + 1) % _absent.Length;
     }
 
     private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash)
@@ -214,7 +234,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             _store.WaitWhileWritesPaused();
             var slot = _index.FindOrCreate(hash, out long entry);
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
-            if (search == KVStore.Search.OnDisk)
+            if (search == KVStore.Search.OnDisk && !KnownAbsent(hash, entry, address))
             {
                 TInput noInput = default!; TOutput noOutput = default!;
                 return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration, obj);
@@ -371,7 +391,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             _store.WaitWhileWritesPaused();
             if (!_index.TryFind(hash, out var slot, out long entry)) return Status.NotFound;
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
-            if (search == KVStore.Search.NotFound) return Status.NotFound;
+            if (search == KVStore.Search.NotFound || (search == KVStore.Search.OnDisk && KnownAbsent(hash, entry, address))) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
             {
                 if (onlyIfExpired && !lookOnDisk) return Status.NotFound;
@@ -451,7 +471,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             _store.WaitWhileWritesPaused();
             var slot = _index.FindOrCreate(hash, out long entry);
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
-            if (search == KVStore.Search.OnDisk)
+            if (search == KVStore.Search.OnDisk && !KnownAbsent(hash, entry, address))
                 return GoPending(OpKind.Rmw, key, hash, entry, address, ref input, ref output, null, 0);
 
             bool existed = false, sealedOld = false, copyFromOld = false;
@@ -972,6 +992,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             case OpKind.Prefetch:
                 if (live && !expired && _store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                else if (diskRecord == null) RememberAbsent(op);
                 return true;
             case OpKind.Upsert:
             {

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# disk-bench.sh: issue 14's disk-bound GET workload against one or more servers, side by side: each server is started with
+# a 64 MB memory budget on a fresh directory, loaded with KEYS keys of 256 bytes (default 2M, about 600 MB: most of it on
+# disk), then read with uniform and zipf(0.99) GETs from 50 connections at pipeline 1 and 16 (each connection with its
+# own key sequence), and stopped. Prints Resp.benchmark's summary line per run, the server's CPU seconds during the reads,
+# and its disk-read counters where INFO has them. Run from a clone after a Release build:
+#   bash scripts/disk-bench.sh ours                   # this build
+#   bash scripts/disk-bench.sh ours=/path/to/other/clone garnet    # another build of ours; Garnet (dotnet tool in $GARNET_DIR)
+# Environment: KEYS (default 2000000), RUN_SECONDS (per run, default 10), PORT (default 7411), DATA (default /tmp/disk-bench).
+# Also prints fio's 4k random-read IOPS at depth 50 on the data directory's file system when fio is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KEYS=${KEYS:-2000000}; SECONDS_PER_RUN=${RUN_SECONDS:-10}; PORT=${PORT:-7411}; DATA=${DATA:-/tmp/disk-bench}
+B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
+GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
+
+cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat; }
+
+start_server() { # name -> sets PID
+  local name=$1 dir=$DATA/$1
+  rm -rf "$dir"; mkdir -p "$dir"
+  case $name in
+    ours=*) dotnet "${name#ours=}/main/GarnetServer/bin/Release/net10.0/GarnetServer.dll" --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning >"$dir.log" 2>&1 & ;;
+    ours) dotnet main/GarnetServer/bin/Release/net10.0/GarnetServer.dll --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning >"$dir.log" 2>&1 & ;;
+    garnet) "$GARNET_DIR/garnet-server" --port $PORT --device-type RandomAccess --storage-tier --logdir "$dir" --memory 64m --index 16m >"$dir.log" 2>&1 & ;;
+    *) echo "unknown server $name"; exit 2 ;;
+  esac
+  PID=$!
+  for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && return; sleep 0.2; done
+  echo "$name did not start"; cat "$dir.log"; exit 1
+}
+
+if command -v fio >/dev/null; then
+  mkdir -p "$DATA"
+  fio --name=rr --filename="$DATA/fio.test" --size=600M --rw=randread --bs=4k --direct=1 --iodepth=50 --ioengine=libaio \
+    --runtime=$SECONDS_PER_RUN --time_based --group_reporting 2>/dev/null | grep -E "IOPS" | sed 's/^/fio depth 50: /'
+  rm -f "$DATA/fio.test"
+fi
+for name in "$@"; do
+  start_server "$name"
+  $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
+  for mode in "" "--zipf"; do
+    for p in 1 16; do
+      c0=$(cpu_seconds $PID)
+      out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 --threads 50 --batchsize $p \
+             --runtime $SECONDS_PER_RUN --skipload $mode 2>&1 || true)
+      c1=$(cpu_seconds $PID)
+      rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
+      # GET ops mean p50 p90 p99 p99.9 ... (microseconds)
+      lat=$(echo "$out" | awk '/^GET /{printf "p50 %.1f ms  p99 %.1f ms  p99.9 %.1f ms", $4/1000, $6/1000, $7/1000}')
+      printf '%-18s %-6s p%-3s %-18s %s  server cpu %.1fs\n' "$name" "${mode:---unif}" $p "${rate#= }" "$lat" "$(echo "$c1 - $c0" | bc)"
+    done
+  done
+  (redis-cli -p $PORT info stats 2>/dev/null | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
+  kill $PID; wait $PID 2>/dev/null || true
+done
