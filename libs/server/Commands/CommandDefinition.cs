@@ -100,10 +100,6 @@ public sealed class CommandDefinition
     /// <summary>The command names keys of the store (locked while it runs, touched for WATCH, signalled for blocked clients).</summary>
     public bool HasStoreKeys => Keys.HasKeys && !KeysAreChannels;
 
-    /// <summary>The handler leaves its own disk reads to finish later (StorageSession.DeferPending: GET), so its keys are not
-    /// read ahead (RespServerSession.ReadAhead) first.</summary>
-    public bool DefersDiskReads { get; init; }
-
     /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
     public bool RunsInMulti { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];

@@ -29,7 +29,7 @@ internal sealed class ReadAhead
     public bool Ready(CommandDefinition cmd)
     {
         if (_done) return true;
-        if (cmd.DefersDiskReads || !_session.CanFinishLater) return true;
+        if (!_session.CanFinishLater) return true;
         if (!cmd.HasStoreKeys && !IsExecOfQueuedCommands(cmd)) return true;
         var st = _session.Storage;
         if (!st.HasDiskData) return true;
