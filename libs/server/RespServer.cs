@@ -33,6 +33,7 @@ public sealed class RespServer : IDisposable
         Tracking = new Tracking.KeyTracking(this);
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
+        Scripts = new Scripting.ScriptRunner(settings.LuaMemoryLimit) { BusyThresholdMs = settings.BusyReplyThresholdMs };
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
         Store.ExpiryListener = new ExpiryEvents(this);
@@ -61,6 +62,9 @@ public sealed class RespServer : IDisposable
     }
 
     public ServerSettings Settings { get; }
+
+    /// <summary>EVAL scripts, FUNCTION libraries and the running script (Scripting/).</summary>
+    public Scripting.ScriptRunner Scripts { get; }
     public ILoggerFactory LoggerFactory { get; }
     public ClientRegistry Clients { get; }
     public ServerStatistics Stats { get; }
