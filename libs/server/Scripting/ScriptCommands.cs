@@ -48,7 +48,7 @@ public static class ScriptCommands
                 s.WriteError("ERR Can not execute a script with write flag using *_ro command.");
                 return null;
             }
-            return (entry.Ref!.Value, new ScriptRun(s, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, "f_" + hash));
+            return (entry.Ref!.Value, new ScriptRun(s, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, hash));
         }, ka.Value.Keys, ka.Value.Args, passAsArguments: false);
     }
 
