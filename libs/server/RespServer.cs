@@ -38,6 +38,11 @@ public sealed class RespServer : IDisposable
         Store = new Storage.StoreHost(settings, LoggerFactory);
         Store.ExpiryListener = new ExpiryEvents(this);
         Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
+        Checkpoints.FunctionCodes = Scripts.LibraryCodes;
+        // Function libraries of the checkpoint, before the AOF replay (which may change them).
+        foreach (var code in Store.Recovered.Functions ?? [])
+            if (!Scripts.LoadLibrary(code, replace: true, out string? error))
+                _logger.LogWarning("A function library of the checkpoint was not loaded: {Error}", error);
 
         var existingAof = Persistence.AofLog.Existing(settings.Dir);
         if (settings.Aof)

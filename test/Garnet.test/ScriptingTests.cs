@@ -288,7 +288,6 @@ public class ScriptingTests : ServerFixture
 public class ScriptingPersistenceTests
 {
     [Test]
-    [Explicit("Fails: a checkpoint (taken when the server stops) does not yet carry RDB function records, so libraries loaded before it are lost; see docs/scripting.md")]
     public void FunctionsAndScriptEffectsSurviveRestartThroughTheAof()
     {
         var dir = Path.Combine(Path.GetTempPath(), "garnet-test-lua-" + Guid.NewGuid().ToString("N"));

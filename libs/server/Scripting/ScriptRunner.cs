@@ -7,7 +7,9 @@
 //    writes), and the script's writes join the transaction's AOF block.
 //  - Its writes go to the AOF as one MULTI ... EXEC block when it ends (RespServerSession.BeginExec/EndExec), so a replay
 //    after a crash applies all of them or none. A script stopped by SHUTDOWN logs nothing.
-//  - Lock order: key stripes, then _gate (FUNCTION LOAD holds every stripe as a keyless write, then compiles under _gate).
+//  - Lock order: _serial (script runs outside EXEC queue there, asleep), then key stripes, then _gate (FUNCTION LOAD
+//    holds every stripe as a keyless write, then compiles under _gate). A script inside EXEC skips _serial: it holds
+//    every stripe already, and a run holding _serial waits for stripes only, never for _gate's holder.
 //  - Other clients arriving while a script runs wait for it (RespServerSession's busy gate) up to busy-reply-threshold,
 //    then get -BUSY; commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through.
 using Garnet.common.Resp;
@@ -19,6 +21,7 @@ namespace Garnet.server.Scripting;
 public sealed class ScriptRunner : IDisposable
 {
     private readonly object _gate = new();
+    private readonly object _serial = new(); // taken before the key stripes by a script run outside EXEC
     private LuaRuntime? _eval;
     private LuaRuntime? _functions;
     private volatile ScriptRun? _running;
@@ -85,6 +88,10 @@ public sealed class ScriptRunner : IDisposable
         bool inExec = s.InExec;
         Storage.KeyLocks.HeldScope held = default;
         ScriptRun? run = null;
+        // Scripts queue on a monitor (sleeping) rather than spinning on EnterAll's flag.
+        if (!inExec) Monitor.Enter(_serial);
+        try
+        {
         if (!inExec)
         {
             locks.EnterAll();
@@ -121,6 +128,8 @@ public sealed class ScriptRunner : IDisposable
                 locks.ExitAll();
             }
         }
+        }
+        finally { if (!inExec) Monitor.Exit(_serial); }
         if (run is not null && s.Server.Blocked.Count > 0) foreach (var (db, key) in run.Written) s.Server.Blocked.Signal(db, key);
     }
 
@@ -150,6 +159,18 @@ public sealed class ScriptRunner : IDisposable
             s.WriteError(text);
         }
         if (rt.MemoryUsed > rt.MemoryLimit / 2) rt.CollectGarbage();
+    }
+
+    /// <summary>The code of every library (for checkpoints).</summary>
+    public IReadOnlyList<byte[]> LibraryCodes()
+    {
+        lock (_gate) return Libraries.All.Select(l => l.Code).ToList();
+    }
+
+    /// <summary>Loads a library (a checkpoint's record at start).</summary>
+    public bool LoadLibrary(byte[] code, bool replace, out string? error)
+    {
+        lock (_gate) return FunctionLibraries.Load(this, code, replace, out error) is not null;
     }
 
     /// <summary>SCRIPT KILL (isEval) / FUNCTION KILL.</summary>
