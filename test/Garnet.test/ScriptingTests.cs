@@ -313,6 +313,90 @@ public class ScriptingPersistenceTests
     }
 
     [Test]
+    public void FunctionsSurviveACheckpointWithoutAof()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "garnet-test-lua-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            using (var s = new TestServer(null, dir))
+            using (var c = s.Client())
+            {
+                RespAssert.Bulk(c.Execute("FUNCTION", "LOAD", "#!lua name=cklib\nredis.register_function{function_name='ck', callback=function() return 'ck' end, flags={'no-writes'}}"), "cklib");
+                RespAssert.Simple(c.Execute("SAVE"), "OK");
+                RespAssert.Simple(c.Execute("FUNCTION", "FLUSH"), "OK"); // not saved: the checkpoint has the library
+            }
+            using (var s = new TestServer(o => o.Save = "", dir))
+            using (var c = s.Client())
+            {
+                RespAssert.Bulk(c.Execute("FCALL_RO", "ck", "0"), "ck");
+                var list = c.Execute("FUNCTION", "LIST");
+                Assert.That(list.Elements!.Length, Is.EqualTo(1));
+            }
+        }
+        finally { try { Directory.Delete(dir, true); } catch { } }
+    }
+
+    [Test]
+    public void FunctionDumpMovesBetweenUsAndRedis()
+    {
+        if (RedisProcess.Executable is null) Assert.Ignore("no redis-server on this machine");
+        using var redis = new RedisProcess();
+        using var theirs = new RespClient("127.0.0.1", redis.Port);
+        using var server = new TestServer();
+        using var ours = server.Client();
+        const string libA = "#!lua name=xa\nredis.register_function('xa_f', function(keys, args) return 'a' end)";
+        const string libB = "#!lua name=xb\nredis.register_function{function_name='xb_f', callback=function(keys, args) return 'b' end, flags={'no-writes'}}";
+        RespAssert.Bulk(theirs.Execute("FUNCTION", "LOAD", libA), "xa");
+        RespAssert.Bulk(ours.Execute("FUNCTION", "LOAD", libB), "xb");
+        var fromRedis = theirs.Execute("FUNCTION", "DUMP").Bytes!;
+        var fromUs = ours.Execute("FUNCTION", "DUMP").Bytes!;
+        RespAssert.Simple(ours.Execute("FUNCTION", "RESTORE", fromRedis), "OK");
+        RespAssert.Simple(theirs.Execute("FUNCTION", "RESTORE", fromUs), "OK");
+        RespAssert.Bulk(ours.Execute("FCALL", "xa_f", "0"), "a");
+        RespAssert.Bulk(theirs.Execute("FCALL_RO", "xb_f", "0"), "b");
+        // Byte for byte the same payload for the same library.
+        theirs.Execute("FUNCTION", "FLUSH");
+        ours.Execute("FUNCTION", "FLUSH");
+        theirs.Execute("FUNCTION", "LOAD", libA);
+        ours.Execute("FUNCTION", "LOAD", libA);
+        Assert.That(ours.Execute("FUNCTION", "DUMP").Bytes![..^10], Is.EqualTo(theirs.Execute("FUNCTION", "DUMP").Bytes![..^10]));
+    }
+
+    [Test]
+    public void ReplyBytesMatchRedis()
+    {
+        if (RedisProcess.Executable is null) Assert.Ignore("no redis-server on this machine");
+        using var redis = new RedisProcess();
+        using var server = new TestServer();
+        string[] scripts =
+        [
+            "return {1, 2, 3.7, -3.7, 'x', {ok='fine'}, {err='bad'}, false, true, nil, 5}",
+            "return redis.call('PING')",
+            "return {redis.call('SET', 'rb:k', 'v'), redis.call('GET', 'rb:k'), redis.call('GET', 'rb:none')}",
+            "return redis.pcall('INCR', 'rb:k')",
+            "return redis.error_reply('MY error')",
+            "return redis.status_reply('FINE')",
+            "return x",
+            "y = 1",
+            "return redis.pcall('nosuch')",
+            "return cjson.encode({1, 2, {a='b'}})",
+            "return {double=1.5}",
+            "return tostring(10 / 4)",
+            "return redis.sha1hex('abc')",
+            "return bit.tohex(65535)",
+        ];
+        foreach (int protocol in new[] { 2, 3 })
+        {
+            using var a = new RawResp(server.Port);
+            using var b = new RawResp(redis.Port);
+            a.Run("HELLO", protocol.ToString());
+            b.Run("HELLO", protocol.ToString());
+            foreach (var sc in scripts)
+                Assert.That(a.RunText("EVAL", sc, "0"), Is.EqualTo(b.RunText("EVAL", sc, "0")), $"RESP{protocol}: {sc}");
+        }
+    }
+
+    [Test]
     public void ScriptEffectsSurviveSigkillWholeOrNotAtAll()
     {
         const int Keys = 6, Depth = 4;
