@@ -384,6 +384,12 @@ public class ScriptingPersistenceTests
             "return tostring(10 / 4)",
             "return redis.sha1hex('abc')",
             "return bit.tohex(65535)",
+            "return struct.pack('>I2HbB', 513, 3, -1, 255)",
+            "return {struct.unpack('<i4c2s', struct.pack('<i4c2s', -5, 'ab', 'zed'))}",
+            "return struct.size('>hid')",
+            "return {struct.unpack('>Hc0', struct.pack('>H', 3) .. 'abcdef')}",
+            "return cmsgpack.pack({1, 'a', {b=2}, 3.5, -100, 70000})",
+            "return cjson.encode(cjson.decode('{\"a\":[1,2,{\"b\":null}]}'))",
         ];
         foreach (int protocol in new[] { 2, 3 })
         {
