@@ -33,10 +33,16 @@ public sealed class RespServer : IDisposable
         Tracking = new Tracking.KeyTracking(this);
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
+        Scripts = new Scripting.ScriptRunner(settings.LuaMemoryLimit) { BusyThresholdMs = settings.BusyReplyThresholdMs };
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
         Store.ExpiryListener = new ExpiryEvents(this);
         Checkpoints = new Persistence.Checkpointer(Store, settings.Dir, settings.SaveRules, Stats.WritesTotal, LoggerFactory.CreateLogger("Garnet.Checkpoint"));
+        Checkpoints.FunctionCodes = Scripts.LibraryCodes;
+        // Function libraries of the checkpoint, before the AOF replay (which may change them).
+        foreach (var code in Store.Recovered.Functions ?? [])
+            if (!Scripts.LoadLibrary(code, replace: true, out string? error))
+                _logger.LogWarning("A function library of the checkpoint was not loaded: {Error}", error);
 
         var existingAof = Persistence.AofLog.Existing(settings.Dir);
         if (settings.Aof)
@@ -61,6 +67,9 @@ public sealed class RespServer : IDisposable
     }
 
     public ServerSettings Settings { get; }
+
+    /// <summary>EVAL scripts, FUNCTION libraries and the running script (Scripting/).</summary>
+    public Scripting.ScriptRunner Scripts { get; }
     public ILoggerFactory LoggerFactory { get; }
     public ClientRegistry Clients { get; }
     public ServerStatistics Stats { get; }

@@ -50,6 +50,10 @@ public sealed class ServerSettings
     /// <summary>notify-keyspace-events: the PubSub.NotifyClass flags of the keyspace notifications to send (0 = none, the
     /// default). Read once per possible event (RespServerSession.Notify), so a change applies to the next command.</summary>
     public volatile int NotifyKeyspaceEvents;
+    /// <summary>busy-reply-threshold (lua-time-limit) at start, ms.</summary>
+    public int BusyReplyThresholdMs { get; set; } = 5000;
+    /// <summary>lua-memory-limit at start: the cap of each Lua heap (EVAL, FUNCTION), bytes; 0 = none.</summary>
+    public long LuaMemoryLimit { get; set; } = 256L * 1024 * 1024;
     /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
     public Action<string>? LogLevelChanged { get; set; }
 

@@ -96,6 +96,16 @@ public class DiskReadAheadTests : ServerFixture
     }
 
     [Test, CancelAfter(120_000)]
+    public void ScriptReadsItsDeclaredKeysBeforeItRuns()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread");
+        var r = c.Execute("EVAL", "return {redis.call('GET', KEYS[1]), redis.call('HGET', KEYS[2], 'f')}", "2", "s:5000", "h:5000");
+        Assert.That(r.Elements!.Select(e => e.Text), Is.EqualTo(new[] { Value(5000), "hv5000" }));
+        Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0), "the script did not wait for the disk under its locks");
+    }
+
+    [Test, CancelAfter(120_000)]
     public void KeysScanAndRandomKeyOverALogMostlyOnDisk()
     {
         using var c = new RespClient("127.0.0.1", _server.Port, 60_000);

@@ -82,6 +82,42 @@ public sealed class CommandTable
         yield return new() { Name = "discard", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.0.0", Summary = "Discards a transaction.", Complexity = "O(N), when N is the number of queued commands", RunsInMulti = true, Handler = TransactionCommands.Discard };
         yield return new() { Name = "watch", Arity = -2, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Keys = new KeyRange(1, -1, 1), KeySpecFlags = ["RO"], Group = "transactions", Since = "2.2.0", Summary = "Monitors changes to keys to determine the execution of a transaction.", Complexity = "O(1) for every key.", RunsInMulti = true, Handler = TransactionCommands.Watch };
         yield return new() { Name = "unwatch", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.2.0", Summary = "Forgets about watched keys of a transaction.", Handler = TransactionCommands.Unwatch };
+        // scripting (Scripting/ScriptCommands, FunctionCommands): keys are declared by numkeys (movable); a script locks every key
+        const CommandFlags evalFlags = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
+        yield return new() { Name = "eval", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.Eval };
+        yield return new() { Name = "evalsha", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalSha };
+        yield return new() { Name = "eval_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalRo };
+        yield return new() { Name = "evalsha_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalShaRo };
+        yield return new() { Name = "fcall", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCall };
+        yield return new() { Name = "fcall_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a read-only function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCallRo };
+        yield return new()
+        {
+            Name = "script", Arity = -2, Group = "scripting", Since = "2.6.0", Summary = "A container for Lua scripts management commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "load", Arity = 3, Flags = NoScript | Stale, Acl = A.Scripting, Since = "2.6.0", Summary = "Loads a server-side Lua script to the script cache.", Complexity = "O(N) with N being the length in bytes of the script body.", Handler = Scripting.ScriptCommands.Load },
+                new() { Name = "exists", Arity = -3, Flags = NoScript, Acl = A.Scripting, Since = "2.6.0", Summary = "Determines whether server-side Lua scripts exist in the script cache.", Complexity = "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler = Scripting.ScriptCommands.Exists },
+                new() { Name = "flush", Arity = -2, Flags = NoScript, Acl = A.Scripting, Since = "2.6.0", Summary = "Removes all server-side Lua scripts from the script cache.", Complexity = "O(N) with N being the number of scripts in cache", Handler = Scripting.ScriptCommands.Flush },
+                new() { Name = "kill", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting, Since = "2.6.0", Summary = "Terminates a server-side Lua script during execution.", Handler = Scripting.ScriptCommands.Kill },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Scripting, Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = Scripting.ScriptCommands.Help },
+            ],
+        };
+        yield return new()
+        {
+            Name = "function", Arity = -2, Group = "scripting", Since = "7.0.0", Summary = "A container for function commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "load", Arity = -3, Flags = Write | DenyOom | NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Creates a library.", Complexity = "O(1) (considering compilation time is redundant)", Handler = Scripting.FunctionCommands.Load },
+                new() { Name = "delete", Arity = 3, Flags = Write | NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Deletes a library and its functions.", Handler = Scripting.FunctionCommands.Delete },
+                new() { Name = "flush", Arity = -2, Flags = Write | NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Deletes all libraries and functions.", Complexity = "O(N) where N is the number of functions deleted", Handler = Scripting.FunctionCommands.Flush },
+                new() { Name = "restore", Arity = -3, Flags = Write | DenyOom | NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Restores all libraries from a payload.", Complexity = "O(N) where N is the number of functions on the payload", Handler = Scripting.FunctionCommands.Restore },
+                new() { Name = "dump", Arity = 2, Flags = NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Dumps all libraries into a serialized binary payload.", Complexity = "O(N) where N is the number of functions", Handler = Scripting.FunctionCommands.Dump },
+                new() { Name = "list", Arity = -2, Flags = NoScript, Acl = A.Scripting, Since = "7.0.0", Summary = "Returns information about all libraries.", Complexity = "O(N) where N is the number of functions", Tips = ["nondeterministic_output_order"], Handler = Scripting.FunctionCommands.List },
+                new() { Name = "stats", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting, Since = "7.0.0", Summary = "Returns information about a function during execution.", Tips = ["nondeterministic_output"], Handler = Scripting.FunctionCommands.Stats },
+                new() { Name = "kill", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting, Since = "7.0.0", Summary = "Terminates a function during execution.", Handler = Scripting.FunctionCommands.Kill },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Scripting, Since = "7.0.0", Summary = "Returns helpful text about the different subcommands.", Handler = Scripting.FunctionCommands.Help },
+            ],
+        };
         // pub/sub (PubSubCommands)
         const CommandFlags subFlags = CommandFlags.PubSub | NoScript | Loading | Stale;
         yield return new() { Name = "subscribe", Arity = -2, Flags = subFlags | Sentinel, Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels.", Complexity = "O(N) where N is the number of channels to subscribe to.", Handler = PubSubCommands.Subscribe };

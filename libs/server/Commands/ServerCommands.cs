@@ -57,6 +57,7 @@ public static class ServerCommands
 
     private static void Stop(RespServerSession s, bool saving, bool force)
     {
+        s.Server.Scripts.StopForShutdown();
         s.Server.SaveOnStop = saving;
         s.Server.ForceStop = force;
         // No reply on success: the server goes away, as Redis does.

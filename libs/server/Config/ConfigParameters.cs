@@ -53,6 +53,22 @@ public static class ConfigParameters
             Name = "maxclients", Get = s => Int(s.Settings.MaxClients),
             Prepare = (s, v) => IntegerValue(v, 1, int.MaxValue, n => s.Settings.MaxClients = (int)n),
         },
+        // scripting (Scripting/ScriptRunner)
+        new()
+        {
+            Name = "busy-reply-threshold", Get = s => Int(s.Scripts.BusyThresholdMs),
+            Prepare = (s, v) => IntegerValue(v, 0, int.MaxValue, n => s.Scripts.BusyThresholdMs = (int)n),
+        },
+        new()
+        {
+            Name = "lua-time-limit", Get = s => Int(s.Scripts.BusyThresholdMs),
+            Prepare = (s, v) => IntegerValue(v, 0, int.MaxValue, n => s.Scripts.BusyThresholdMs = (int)n),
+        },
+        new()
+        {
+            Name = "lua-memory-limit", Get = s => Int(s.Scripts.MemoryLimit),
+            Prepare = (s, v) => IntegerValue(v, 0, long.MaxValue, n => s.Scripts.MemoryLimit = n),
+        },
         // general
         Fixed("daemonize", "no"),
         Fixed("supervised", "no"),

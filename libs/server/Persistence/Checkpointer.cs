@@ -26,6 +26,9 @@ public sealed class Checkpointer : IDisposable
     /// <summary>Rotated at each cut, and trimmed to what the kept checkpoints need (set when --aof is on).</summary>
     public AofLog? Aof { get; set; }
 
+    /// <summary>The function libraries' code to write as RDB function records (set by the server; called under every key lock).</summary>
+    public Func<IReadOnlyList<byte[]>>? FunctionCodes { get; set; }
+
     private readonly StoreHost _host;
     private readonly string _dir;
     private readonly Func<long> _writesTotal;
@@ -180,6 +183,7 @@ public sealed class Checkpointer : IDisposable
         var store = _host.Store;
         var locks = _host.Locks;
         int[] mapping;
+        IReadOnlyList<byte[]> functions;
         long writesAtCut;
         long aofSequence;
         AofLog? aof;
@@ -193,6 +197,7 @@ public sealed class Checkpointer : IDisposable
         try
         {
             mapping = _host.DatabaseMapping();
+            functions = FunctionCodes?.Invoke() ?? []; // under every key lock: FUNCTION LOAD/DELETE/... are keyless writes
             writesAtCut = _writesTotal();
             // Read once, under the locks: CONFIG SET appendonly swaps the log under the same locks, so the cut is wholly
             // before or after a switch. Without an AOF: the files present (from a run with --aof, or before appendonly
@@ -233,6 +238,7 @@ public sealed class Checkpointer : IDisposable
                 writer.WriteAux("aof-base", "0");
                 writer.WriteAux(CutTimeAux, cutMs.ToString());
                 writer.WriteAux(AofSequenceAux, aofSequence.ToString());
+                foreach (var code in functions) writer.WriteFunction(code);
                 using (var it = iterator!)
                 {
                     var batch = new List<IteratedRecord>();

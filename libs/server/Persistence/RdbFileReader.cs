@@ -55,6 +55,9 @@ public sealed class RdbFileReader : IDisposable
     public bool SkipValues { get; init; }
 
     public Dictionary<string, string> Aux { get; } = new();
+
+    /// <summary>The function libraries' code (RDB_OPCODE_FUNCTION2 records), in file order.</summary>
+    public List<byte[]> Functions { get; } = new();
     public long Keys { get; private set; }
     public long Length => _file.Length;
     public long Offset => _consumedBefore + _pos;
@@ -104,6 +107,9 @@ public sealed class RdbFileReader : IDisposable
                     Aux[Encoding.UTF8.GetString(k)] = Encoding.UTF8.GetString(v);
                     break;
                 }
+                case RdbFileWriter.OpFunction2:
+                    Functions.Add(TakeString().ToArray());
+                    break;
                 case RdbFileWriter.OpSelectDb:
                     db = (int)Math.Min(TakeLength(), int.MaxValue);
                     break;

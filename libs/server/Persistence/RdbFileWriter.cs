@@ -42,6 +42,13 @@ public sealed class RdbFileWriter : IDisposable
         RdbEncoding.WriteString(_buffer, Encoding.UTF8.GetBytes(value));
     }
 
+    /// <summary>A function library (Redis's RDB_OPCODE_FUNCTION2: the library's code as a string).</summary>
+    public void WriteFunction(ReadOnlySpan<byte> code)
+    {
+        _buffer.Write([OpFunction2]);
+        RdbEncoding.WriteString(_buffer, code);
+    }
+
     private void WriteKeyPrefix(int db, long expirationMs)
     {
         if (db != _db)

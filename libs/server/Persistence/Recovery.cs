@@ -17,7 +17,11 @@ namespace Garnet.server.Persistence;
 public sealed class PersistenceException(string message, Exception? inner = null) : Exception(message, inner);
 
 /// <summary>AofSequence: the first append-only file that holds writes after the checkpoint (0: replay them all).</summary>
-public readonly record struct RecoveryResult(string? File, long Keys, long ExpiredSkipped, long CheckpointUnixSeconds, TimeSpan Duration, long AofSequence);
+public readonly record struct RecoveryResult(string? File, long Keys, long ExpiredSkipped, long CheckpointUnixSeconds, TimeSpan Duration, long AofSequence)
+{
+    /// <summary>The function libraries the checkpoint holds (loaded by the server before the AOF replay).</summary>
+    public IReadOnlyList<byte[]> Functions { get; init; } = [];
+}
 
 public static class Recovery
 {
@@ -110,7 +114,7 @@ public static class Recovery
         long ctime = reader.Aux.TryGetValue("ctime", out var c) && long.TryParse(c, out long t) ? t : new DateTimeOffset(File.GetLastWriteTimeUtc(path)).ToUnixTimeSeconds();
         logger.LogInformation("Loaded checkpoint {File}: {Keys} keys ({Expired} already expired, skipped) in {Seconds:F2} s", name, loaded, expired, started.Elapsed.TotalSeconds);
         long aofSeq = reader.Aux.TryGetValue(Checkpointer.AofSequenceAux, out var a) && long.TryParse(a, out long seq) ? seq : 0;
-        return new RecoveryResult(path, loaded, expired, ctime, started.Elapsed, aofSeq);
+        return new RecoveryResult(path, loaded, expired, ctime, started.Elapsed, aofSeq) { Functions = reader.Functions };
     }
 
     private static LargeValue AsLargeValue(RdbEntry e)

@@ -7,8 +7,9 @@
 //  - Nothing runs before the reads: the command (and every request behind it) runs exactly once, in request order.
 //  - A request is read ahead at most once: on its second pass it runs even if a record left memory again meanwhile
 //    (it then waits for the disk as before), so a busy log cannot starve it.
-//  - Only keys named by the command table are read (for EXEC: those of the queued commands), in the selected database;
-//    other keys a command touches (MOVE's target database, a SELECT inside MULTI, scripts) wait for the disk the old way.
+//  - Only keys named by the command table are read (for EXEC: those of the queued commands; for EVAL/EVALSHA/FCALL: the
+//    numkeys keys), in the selected database; other keys a command touches (MOVE's target database, a SELECT inside
+//    MULTI, keys a script names without declaring them) wait for the disk the old way.
 using Garnet.common.Resp;
 using Garnet.server.Commands;
 
@@ -30,11 +31,17 @@ internal sealed class ReadAhead
     {
         if (_done) return true;
         if (!_session.CanFinishLater) return true;
-        if (!cmd.HasStoreKeys && !IsExecOfQueuedCommands(cmd)) return true;
+        bool exec = IsExecOfQueuedCommands(cmd);
+        if (!cmd.HasStoreKeys && !exec && !IsScriptCall(cmd)) return true;
         var st = _session.Storage;
         if (!st.HasDiskData) return true;
-        return !(cmd.HasStoreKeys ? StartReads(cmd) : StartQueuedReads());
+        return !(exec ? StartQueuedReads() : StartReads(cmd));
     }
+
+    /// <summary>EVAL, EVALSHA, FCALL and their _RO forms: numkeys at argument 2, then the keys (a script runs under every
+    /// key lock, where it cannot await a read, so the keys it declares are read first).</summary>
+    private static bool IsScriptCall(CommandDefinition cmd) =>
+        cmd.Group == "scripting" && (cmd.Name.StartsWith("eval", StringComparison.Ordinal) || cmd.Name.StartsWith("fcall", StringComparison.Ordinal));
 
     private bool IsExecOfQueuedCommands(CommandDefinition cmd) =>
         cmd.RunsInMulti && cmd.FullName == "exec" && _session.TransactionIfAny is { InMulti: true, Commands.Count: > 0 };
@@ -55,8 +62,15 @@ internal sealed class ReadAhead
     private bool StartReads(CommandDefinition cmd)
     {
         var st = _session.Storage;
-        var keys = cmd.Keys;
         bool any = false;
+        if (!cmd.HasStoreKeys)
+        {
+            // a script call: numkeys, then the keys (a bad numkeys is left for the command to refuse)
+            if (_session.Argc < 3 || !Storage.NumberParsing.TryParseInt64(_session.Arg(2), out long n) || n <= 0) return false;
+            for (long i = 3, end = Math.Min(_session.Argc, 3 + n); i < end; i++) any |= st.ReadAhead(_session.Arg((int)i));
+            return any;
+        }
+        var keys = cmd.Keys;
         for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i));
         return any;
     }
@@ -77,7 +91,7 @@ internal sealed class ReadAhead
             if (parser.ArgCount == 0) continue;
             var cmd = _session.Server.Commands.Find(_session.Arg(0));
             if (cmd is { HasSubcommands: true } && parser.ArgCount >= 2) cmd = cmd.FindSubcommand(_session.Arg(1));
-            if (cmd is null || !cmd.HasStoreKeys || !cmd.ArityMatches(parser.ArgCount)) continue;
+            if (cmd is null || !(cmd.HasStoreKeys || IsScriptCall(cmd)) || !cmd.ArityMatches(parser.ArgCount)) continue;
             StartReads(cmd);
         }
         parser.Reset(); // the last look may have stopped inside a request received in part

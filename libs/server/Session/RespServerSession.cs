@@ -339,6 +339,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             TransactionCommands.Queue(this, cmd);
             return;
         }
+        // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY (Scripting/ScriptRunner).
+        if (Server.Scripts.Running is not null && (cmd.Flags & CommandFlags.AllowBusy) == 0 && !Server.Scripts.WaitUntilIdle(this, out string? busy))
+        {
+            WriteError(busy!);
+            return;
+        }
         if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd))
         {
             _readAheadStarted = true;
@@ -628,13 +634,35 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (Server.Aof is not null) _transactionLog = new List<(int, byte[][])>();
     }
 
-    internal void EndExec()
+    internal void EndExec(bool discard = false)
     {
         InExec = false;
         var log = _transactionLog;
         _transactionLog = null;
-        if (log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
+        if (!discard && log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
     }
+
+    /// <summary>For a script's redis.call: runs cmd with args under the locks the script holds, as EXEC runs a queued
+    /// command, with replies in the script's protocol; returns the reply's bytes (removed from the client's output).</summary>
+    internal byte[] RunFromScript(CommandDefinition cmd, byte[][] args, int resp)
+    {
+        int mark = Writer.Length;
+        int protocol = Writer.Protocol;
+        string last = LastCommand;
+        Writer.Protocol = resp;
+        try { RunQueued(cmd, args); }
+        finally
+        {
+            Writer.Protocol = protocol;
+            LastCommand = last;
+        }
+        var reply = Writer.WrittenSpan[mark..].ToArray();
+        Writer.Truncate(mark);
+        return reply;
+    }
+
+    /// <summary>Why writes are refused now (MISCONF), or null.</summary>
+    internal string? WritesRefusal() => WritesRefusedBecause();
 
     private void SignalBlocked(CommandDefinition cmd)
     {

@@ -29,7 +29,7 @@ public static class DumpFormat
         return Finish(b);
     }
 
-    private static byte[] Finish(ArrayBufferWriter<byte> b)
+    internal static byte[] Finish(ArrayBufferWriter<byte> b)
     {
         b.Write([(byte)(WriteVersion & 0xff), (byte)(WriteVersion >> 8)]);
         Span<byte> crc = stackalloc byte[8];

@@ -9,7 +9,9 @@
 // Invariants:
 //  - A key name maps to one stripe whatever its database, so COPY ... DB and MOVE hold one stripe for both sides.
 //  - A holder of several stripes takes them in ascending order, each once, and waits on nothing else while holding them
-//    except its own pending disk operations: no deadlock. EnterAll takes them one at a time, in order, for that reason.
+//    except its own pending disk operations: no deadlock. EnterAll raises one flag that turns every new holder away, then
+//    waits for each stripe to empty; a thread already holding stripes is not turned away (it finishes and leaves), so
+//    nothing that EnterAll waits for waits for EnterAll. Enter and Exit of a stripe happen on one thread.
 //  - An exclusive taker first marks the stripe Pending; no new holder enters then, so a stream of others cannot starve it.
 //  - Waiters spin briefly, then sleep (a holder may be waiting for the disk).
 //  - A thread that runs several commands under stripes it took once (EXEC) declares them with Hold: while held, its own
@@ -78,19 +80,44 @@ public sealed class KeyLocks
         };
         ref long w = ref _words[stripe];
         long v = Volatile.Read(ref w);
-        if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v) return;
+        if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v)
+        {
+            // The CAS is a full fence: either EnterAll sees this holder, or this sees EnterAll's flag and steps back.
+            if (MayEnter()) { t_entered++; return; }
+            Interlocked.Add(ref w, -unit);
+        }
         var spin = new SpinWait();
         while (true)
         {
             spin.SpinOnce();
+            if (!MayEnter()) continue;
             v = Volatile.Read(ref w);
-            if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v) return;
+            if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v)
+            {
+                if (MayEnter()) { t_entered++; return; }
+                Interlocked.Add(ref w, -unit);
+            }
         }
+    }
+
+    /// <summary>Enter/Exit for a holder that may leave on another thread (an async task across an await): not counted as
+    /// this thread's, so it holds one stripe at a time only.</summary>
+    public void EnterDetached(int stripe, KeyLockMode mode)
+    {
+        Enter(stripe, mode);
+        if (t_holder is null || !HeldByThisThread(stripe)) t_entered--;
+    }
+
+    public void ExitDetached(int stripe, KeyLockMode mode)
+    {
+        if (t_holder is null || !HeldByThisThread(stripe)) t_entered++;
+        Exit(stripe, mode);
     }
 
     public void Exit(int stripe, KeyLockMode mode)
     {
         if (t_holder is not null && HeldByThisThread(stripe)) return;
+        t_entered--;
         if (mode == KeyLockMode.Exclusive) Volatile.Write(ref _words[stripe], 0);
         else Interlocked.Add(ref _words[stripe], -Unit(mode));
     }
@@ -106,27 +133,52 @@ public sealed class KeyLocks
     {
         ref long w = ref _words[stripe];
         var spin = new SpinWait();
-        while (true) // claim Pending (only one exclusive taker at a time can)
+        while (true)
         {
-            long v = Volatile.Read(ref w);
-            if ((v & Busy) == 0 && Interlocked.CompareExchange(ref w, v | Pending, v) == v) break;
-            spin.SpinOnce();
+            while (true) // claim Pending (only one exclusive taker at a time can)
+            {
+                long v = Volatile.Read(ref w);
+                if ((v & Busy) == 0 && MayEnter() && Interlocked.CompareExchange(ref w, v | Pending, v) == v) break;
+                spin.SpinOnce();
+            }
+            if (MayEnter()) break;
+            Interlocked.Add(ref w, -Pending); // EnterAll began meanwhile: step back (it waits for this stripe to be free)
         }
         // No new holder can enter now; wait for the current ones to leave.
         while (Volatile.Read(ref w) != Pending) spin.SpinOnce();
         Volatile.Write(ref w, Writer);
+        t_entered++;
     }
+
+    // Stripes this thread entered and has not left. A thread that holds some goes on taking the others (in order) even
+    // while EnterAll's flag is up: EnterAll waits for it to finish and leave, so it never waits on EnterAll (no deadlock).
+    [ThreadStatic] private static int t_entered;
+
+    private bool MayEnter() => Volatile.Read(ref _all) == 0 || t_entered > 0;
+
+    // EnterAll's flag: while set, no new holder enters any stripe (Enter and EnterExclusive step back after their CAS if
+    // they see it); EnterAll then waits for every stripe to be empty. One flag and one scan instead of 4096 exclusive
+    // acquisitions: scripts (EVAL, FCALL) take every stripe on each run.
+    private int _all;
 
     /// <summary>Holds every stripe exclusively: no keyed command runs until ExitAll.</summary>
     public void EnterAll()
     {
         bool holds = t_holder == this;
-        for (int i = 0; i < StripeCount; i++) if (!holds || !HeldByThisThread(i)) EnterExclusive(i);
+        if (holds && t_heldBits is null) return; // this thread holds everything already (EXEC, a script)
+        var spin = new SpinWait();
+        while (Interlocked.CompareExchange(ref _all, 1, 0) != 0) spin.SpinOnce();
+        for (int i = 0; i < StripeCount; i++)
+        {
+            if (holds && HeldByThisThread(i)) continue;
+            ref long w = ref _words[i];
+            while (Volatile.Read(ref w) != 0) spin.SpinOnce();
+        }
     }
 
     public void ExitAll()
     {
-        bool holds = t_holder == this;
-        for (int i = StripeCount - 1; i >= 0; i--) if (!holds || !HeldByThisThread(i)) Volatile.Write(ref _words[i], 0);
+        if (t_holder == this && t_heldBits is null) return;
+        Volatile.Write(ref _all, 0);
     }
 }

@@ -201,7 +201,7 @@ public sealed class LogCompaction : IDisposable
                     examined++;
                     if (r.Key.Length < 2) continue;
                     int stripe = KeyLocks.StripeOf(r.Key.AsSpan(2));
-                    _host.Locks.Enter(stripe, KeyLockMode.Exclusive);
+                    _host.Locks.EnterDetached(stripe, KeyLockMode.Exclusive);
                     try
                     {
                         if (!_host.IsMappedPhysicalId((r.Key[0] << 8) | r.Key[1])) continue; // a flushed database: the purge deletes it
@@ -219,7 +219,7 @@ public sealed class LogCompaction : IDisposable
                         if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
                         copied++;
                     }
-                    finally { _host.Locks.Exit(stripe, KeyLockMode.Exclusive); }
+                    finally { _host.Locks.ExitDetached(stripe, KeyLockMode.Exclusive); }
                 }
             }
         }

@@ -74,7 +74,8 @@ public static class TransactionCommands
         var queued = t.Commands.ToArray();
         // A keyless write (FLUSHALL, SWAPDB) or admin command (CONFIG SET appendonly, ...) may take every key lock itself:
         // then EXEC holds them all.
-        bool everyKey = queued.Any(q => !q.Command.Keys.HasKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0);
+        // A script (EVAL, FCALL) may touch any key: it needs them all too.
+        bool everyKey = queued.Any(q => (!q.Command.Keys.HasKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0) || (q.Command.Acl & AclCategories.Scripting) != 0);
         var locks = s.KeyLocksOfExec;
         if (everyKey) s.Server.Store.Locks.EnterAll();
         else locks.AcquireExclusive(queued.SelectMany(q => KeysOf(q.Command, q.Args)).Concat(t.WatchedKeys.Select(w => w.Key)));

@@ -1,0 +1,233 @@
+// LuaPrelude: the Lua source that turns a fresh Lua 5.4 state into Redis's script environment. It runs once per state,
+// given a table of C# primitives (LuaRuntime), and leaves:
+//  - the redis table (call, pcall, error_reply, status_reply, sha1hex, log, setresp, set_repl, replicate_commands,
+//    breakpoint, debug, register_function, the LOG_* and REPL_* constants, REDIS_VERSION[_NUM]);
+//  - Lua 5.1 names real scripts use: unpack, table.getn, loadstring (text chunks only, in the sandbox), math.pow,
+//    gcinfo, getfenv/setfenv stand-ins, the bit library (LuaJIT/BitOp semantics on 32-bit values), and cjson, cmsgpack and
+//    struct wrappers over C# primitives;
+//  - a locked sandbox: globals are read-only ("Attempt to modify a readonly table"), reading an unknown one is an error
+//    ("Script attempted to access nonexistent global variable"), library tables are read-only, and os (but os.clock),
+//    io, debug, require, dofile, loadfile, print and utf8 are gone.
+// Invariants: C# primitives never raise Lua errors themselves (a longjmp must not cross managed frames); they return
+// (false, err) and the wrappers here raise. Frames of this chunk ("@redis_lib") are skipped when an error's script line is
+// looked up.
+namespace Garnet.server.Scripting;
+
+internal static class LuaPrelude
+{
+    public const string ChunkName = "@redis_lib";
+
+    public const string Source = """
+local P = ...
+local error, type, tostring, tonumber, select, setmetatable, rawget, next, pcall = error, type, tostring, tonumber, select, setmetatable, rawget, next, pcall
+local raw_rawset, load, string, table, math = rawset, load, string, table, math
+local G = _G
+
+-- ---- redis ----
+local redis = {}
+local rcall = P.call
+function redis.call(...)
+  local ok, v = rcall(true, ...)
+  if not ok then error(v, 0) end
+  return v
+end
+function redis.pcall(...)
+  local _, v = rcall(false, ...)
+  return v
+end
+function redis.error_reply(msg)
+  if type(msg) ~= 'string' then error('wrong number or type of arguments', 2) end
+  if msg:sub(1, 1) == '-' then msg = msg:sub(2) end
+  return {err = msg}
+end
+function redis.status_reply(msg)
+  if type(msg) ~= 'string' then error('wrong number or type of arguments', 2) end
+  return {ok = msg}
+end
+function redis.sha1hex(s)
+  if select('#', s) == 0 or (type(s) ~= 'string' and type(s) ~= 'number') then error('wrong number of arguments', 2) end
+  return P.sha1hex(tostring(s))
+end
+redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
+function redis.log(level, ...)
+  if select('#', ...) < 1 then error('redis.log() requires two arguments or more.', 2) end
+  if type(level) ~= 'number' then error('First argument must be a number (log level).', 2) end
+  if level < 0 or level > 3 then error('Invalid log level.', 2) end
+  local parts = {}
+  for i = 1, select('#', ...) do
+    local v = select(i, ...)
+    if type(v) == 'string' or type(v) == 'number' then parts[#parts + 1] = tostring(v) end
+  end
+  P.log(level, table.concat(parts, ' '))
+end
+function redis.setresp(v)
+  if v == nil then error('redis.setresp() requires one argument.', 2) end
+  if v ~= 2 and v ~= 3 then error('RESP version must be 2 or 3.', 2) end
+  P.setresp(v)
+end
+redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
+function redis.set_repl(flags)
+  if type(flags) ~= 'number' then error('redis.set_repl() requires one argument.', 2) end
+  if flags < 0 or flags > 3 then error('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.', 2) end
+end
+function redis.replicate_commands() return true end
+function redis.breakpoint() return false end
+function redis.debug() end
+function redis.acl_check_cmd(...)
+  local ok, v = P.aclcheck(...)
+  if not ok then error(v, 2) end
+  return v
+end
+redis.REDIS_VERSION = P.version
+redis.REDIS_VERSION_NUM = P.versionnum
+
+-- functions: register_function is only usable while FUNCTION LOAD runs the library (P.loading()).
+local registered
+function redis.register_function(...)
+  if not registered then error('redis.register_function can only be called on FUNCTION LOAD command', 2) end
+  local n = select('#', ...)
+  if n < 1 or n > 2 then error('wrong number of arguments to redis.register_function', 2) end
+  local name, cb, flags, desc
+  if n == 2 then
+    name, cb = ...
+    if type(name) ~= 'string' then error('first argument to redis.register_function must be a string', 2) end
+    if type(cb) ~= 'function' then error('second argument to redis.register_function must be a function', 2) end
+    flags = {}
+  else
+    local t = ...
+    if type(t) ~= 'table' then error('calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).', 2) end
+    flags = {}
+    for k, v in pairs(t) do
+      local key = type(k) == 'string' and k:lower() or k
+      if key == 'function_name' then
+        if type(v) ~= 'string' then error('function_name argument given to redis.register_function must be a string', 2) end
+        name = v
+      elseif key == 'description' then
+        if type(v) ~= 'string' then error('description argument given to redis.register_function must be a string', 2) end
+        desc = v
+      elseif key == 'callback' then
+        if type(v) ~= 'function' then error('callback argument given to redis.register_function must be a function', 2) end
+        cb = v
+      elseif key == 'flags' then
+        if type(v) ~= 'table' then error('flags argument to redis.register_function must be a table representing function flags', 2) end
+        for _, f in ipairs(v) do
+          if f ~= 'no-writes' and f ~= 'allow-oom' and f ~= 'allow-stale' and f ~= 'no-cluster' and f ~= 'allow-cross-slot-keys' then
+            error('unknown flag given', 2)
+          end
+          flags[#flags + 1] = f
+        end
+      else
+        error('unknown argument given to redis.register_function', 2)
+      end
+    end
+    if not name then error('redis.register_function must get a function name argument', 2) end
+    if not cb then error('redis.register_function must get a callback argument', 2) end
+  end
+  local err = P.checkfunction(name)
+  if err then error(err, 2) end
+  for _, r in ipairs(registered) do
+    if r.name == name then error('Function already exists in the library', 2) end
+  end
+  registered[#registered + 1] = {name = name, callback = cb, flags = flags, description = desc}
+end
+-- Used by LuaRuntime while FUNCTION LOAD runs a library's code: the functions it registers.
+local function begin_load() registered = {} end
+local function end_load() local r = registered; registered = nil; return r end
+
+-- ---- Lua 5.1 names ----
+G.unpack = table.unpack
+table.getn = function(t) return #t end
+math.pow = function(x, y) return x ^ y end
+math.mod = math.fmod
+G.gcinfo = function() return collectgarbage('count') // 1 end
+G.getfenv = function() return G end
+G.setfenv = function(f) return f end
+G.newproxy = function() return setmetatable({}, {}) end
+G.loadstring = function(s, name)
+  if type(s) ~= 'string' then return nil, 'bad argument #1 to loadstring (string expected)' end
+  return load(s, name or s, 't', G)
+end
+G.load = function(chunk, name, mode, env)
+  return load(chunk, name, 't', env or G)
+end
+
+-- ---- bit (BitOp: 32-bit two's complement results) ----
+local function tobit(x)
+  x = math.tointeger(x) or math.floor(tonumber(x) or error('bad argument to bit operation (number expected)', 3))
+  x = x & 0xffffffff
+  if x >= 0x80000000 then x = x - 0x100000000 end
+  return x
+end
+local bit = {}
+bit.tobit = function(x) return tobit(x) end
+bit.bnot = function(x) return tobit(~tobit(x)) end
+bit.band = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r & tobit((select(i, ...))) end return tobit(r) end
+bit.bor = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r | tobit((select(i, ...))) end return tobit(r) end
+bit.bxor = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r ~ tobit((select(i, ...))) end return tobit(r) end
+bit.lshift = function(x, n) return tobit((tobit(x) & 0xffffffff) << (tobit(n) & 31)) end
+bit.rshift = function(x, n) return tobit((tobit(x) & 0xffffffff) >> (tobit(n) & 31)) end
+bit.arshift = function(x, n) return tobit(tobit(x) >> (tobit(n) & 31) | (tobit(x) < 0 and ~(0xffffffff >> (tobit(n) & 31)) or 0)) end
+bit.rol = function(x, n) local u, s = tobit(x) & 0xffffffff, tobit(n) & 31 return tobit((u << s) | (u >> (32 - s))) end
+bit.ror = function(x, n) local u, s = tobit(x) & 0xffffffff, tobit(n) & 31 return tobit((u >> s) | (u << (32 - s))) end
+bit.bswap = function(x) local u = tobit(x) & 0xffffffff
+  return tobit(((u & 0xff) << 24) | ((u & 0xff00) << 8) | ((u >> 8) & 0xff00) | (u >> 24)) end
+bit.tohex = function(x, n)
+  n = n or 8
+  local upper = n < 0
+  if upper then n = -n end
+  if n > 8 then n = 8 end
+  local s = string.format(upper and '%08X' or '%08x', tobit(x) & 0xffffffff)
+  return s:sub(9 - n)
+end
+
+-- ---- cjson, cmsgpack, struct: C# primitives return (true, ...) or (false, message) ----
+local function wrap(f)
+  return function(...)
+    local r = table.pack(f(...))
+    if not r[1] then error(r[2], 2) end
+    return table.unpack(r, 2, r.n)
+  end
+end
+local cjson = {
+  encode = wrap(P.json_encode), decode = wrap(P.json_decode),
+  encode_keep_buffer = function() end, encode_max_depth = function() end, decode_max_depth = function() end,
+  encode_number_precision = function() end, encode_invalid_numbers = function() end, decode_invalid_numbers = function() end,
+  encode_sparse_array = function() end,
+}
+cjson.null = P.json_null
+local cmsgpack = { pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack) }
+cmsgpack.unpack_one = function(s, offset) local r = table.pack(cmsgpack.unpack(s)) return -1, table.unpack(r, 1, r.n) end
+local struct = { pack = wrap(P.struct_pack), unpack = wrap(P.struct_unpack), size = wrap(P.struct_size) }
+
+-- ---- sandbox ----
+local os_clock = os.clock
+G.os = { clock = os_clock }
+G.io, G.debug, G.require, G.dofile, G.loadfile, G.print, G.utf8, G.package = nil, nil, nil, nil, nil, nil, nil, nil
+G.redis, G.bit, G.cjson, G.cmsgpack, G.struct = redis, bit, cjson, cmsgpack, struct
+
+local protected = setmetatable({}, {__mode = 'k'})
+local function readonly_error() error('Attempt to modify a readonly table', 2) end
+local function lock(t)
+  local proxy = setmetatable({}, {
+    __index = t, __newindex = readonly_error, __len = function() return #t end,
+    __pairs = function() return next, t, nil end, __metatable = false,
+  })
+  protected[proxy] = true
+  return proxy
+end
+G.rawset = function(t, k, v)
+  if protected[t] then error('Attempt to modify a readonly table', 2) end
+  return raw_rawset(t, k, v)
+end
+for _, name in ipairs({'string', 'table', 'math', 'os', 'coroutine', 'redis', 'bit', 'cjson', 'cmsgpack', 'struct'}) do
+  raw_rawset(G, name, lock(G[name]))
+end
+protected[G] = true
+setmetatable(G, {
+  __index = function(_, k) error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2) end,
+  __newindex = readonly_error,
+  __metatable = false,
+})
+return begin_load, end_load
+""";
+}

@@ -1,0 +1,168 @@
+// LuaToResp: a script's return value as the reply Redis sends, per Redis's conversion table. Lua number -> integer
+// (floats truncated toward zero), string -> bulk, true -> :1 (or a RESP3 boolean after redis.setresp(3)), false -> null
+// (or RESP3 false), nil -> null, table with err -> error, ok -> status, double -> double, big_number, map, set,
+// verbatim_string -> those RESP3 types (downgraded by the writer for RESP2 clients), other table -> array of its
+// elements 1..n up to the first nil.
+// Invariants: status and error texts have \r and \n replaced by spaces (as Redis); nesting deeper than MaxDepth (a
+// cyclic table) becomes an error element instead of overflowing the stack.
+using System.Text;
+using Garnet.common.Resp;
+using KeraLua;
+
+namespace Garnet.server.Scripting;
+
+internal static class LuaToResp
+{
+    public const int MaxDepth = 256;
+
+    /// <summary>Writes the value at the top of l's stack (and leaves it there).</summary>
+    public static void Write(Lua l, RespWriter w, int scriptResp, Action<string> writeError, int depth = 0)
+    {
+        if (!l.CheckStack(4) || depth > MaxDepth)
+        {
+            writeError("ERR reached lua stack limit");
+            return;
+        }
+        switch (l.Type(-1))
+        {
+            case LuaType.String:
+                w.WriteBulkString(LuaNative.ToSpan(l.Handle, -1));
+                return;
+            case LuaType.Number:
+                if (l.IsInteger(-1)) w.WriteInteger(l.ToInteger(-1));
+                else
+                {
+                    double d = l.ToNumber(-1);
+                    w.WriteInteger(double.IsNaN(d) ? long.MinValue : d >= 9.2233720368547758E18 ? long.MinValue : d <= -9.2233720368547758E18 ? long.MinValue : (long)d);
+                }
+                return;
+            case LuaType.Boolean:
+                if (scriptResp == 2)
+                {
+                    if (l.ToBoolean(-1)) w.WriteInteger(1);
+                    else w.WriteNull();
+                }
+                else w.WriteBoolean(l.ToBoolean(-1));
+                return;
+            case LuaType.Table:
+                WriteTable(l, w, scriptResp, writeError, depth);
+                return;
+            default:
+                w.WriteNull();
+                return;
+        }
+    }
+
+    private static void WriteTable(Lua l, RespWriter w, int scriptResp, Action<string> writeError, int depth)
+    {
+        if (Field(l, "err", LuaType.String))
+        {
+            string msg = Clean(l.ToString(-1, false));
+            l.Pop(1);
+            writeError(msg);
+            return;
+        }
+        if (Field(l, "ok", LuaType.String))
+        {
+            w.WriteSimpleString(Clean(l.ToString(-1, false)));
+            l.Pop(1);
+            return;
+        }
+        if (Field(l, "double", LuaType.Number))
+        {
+            w.WriteDouble(l.ToNumber(-1));
+            l.Pop(1);
+            return;
+        }
+        if (Field(l, "big_number", LuaType.String))
+        {
+            var text = Clean(l.ToString(-1, false));
+            l.Pop(1);
+            if (w.Protocol >= 3) w.WriteRaw(Encoding.ASCII.GetBytes("(" + text + "\r\n"));
+            else w.WriteBulkString(text);
+            return;
+        }
+        if (Field(l, "verbatim_string", LuaType.Table))
+        {
+            l.GetField(-1, "format");
+            string? format = l.Type(-1) == LuaType.String ? l.ToString(-1, false) : null;
+            l.Pop(1);
+            l.GetField(-1, "string");
+            byte[]? body = l.Type(-1) == LuaType.String ? LuaNative.ToSpan(l.Handle, -1).ToArray() : null;
+            l.Pop(2);
+            if (format is { Length: 3 } && body is not null)
+            {
+                if (w.Protocol >= 3)
+                {
+                    w.WriteRaw(Encoding.ASCII.GetBytes("=" + (body.Length + 4) + "\r\n" + format + ":"));
+                    w.WriteRaw(body);
+                    w.WriteRaw("\r\n"u8);
+                }
+                else w.WriteBulkString(body);
+                return;
+            }
+            w.WriteNull();
+            return;
+        }
+        if (Field(l, "map", LuaType.Table))
+        {
+            int count = 0;
+            l.PushNil();
+            while (l.Next(-2)) { count++; l.Pop(1); }
+            w.WriteMapHeader(count);
+            l.PushNil();
+            while (l.Next(-2))
+            {
+                l.PushCopy(-2);
+                Write(l, w, scriptResp, writeError, depth + 1);
+                l.Pop(1);
+                Write(l, w, scriptResp, writeError, depth + 1);
+                l.Pop(1);
+            }
+            l.Pop(1);
+            return;
+        }
+        if (Field(l, "set", LuaType.Table))
+        {
+            int count = 0;
+            l.PushNil();
+            while (l.Next(-2)) { count++; l.Pop(1); }
+            w.WriteSetHeader(count);
+            l.PushNil();
+            while (l.Next(-2))
+            {
+                l.Pop(1);
+                Write(l, w, scriptResp, writeError, depth + 1);
+            }
+            l.Pop(1);
+            return;
+        }
+        int n = 0;
+        while (true)
+        {
+            var t = l.RawGetInteger(-1, n + 1);
+            l.Pop(1);
+            if (t == LuaType.Nil) break;
+            n++;
+        }
+        w.WriteArrayHeader(n);
+        for (int i = 1; i <= n; i++)
+        {
+            l.RawGetInteger(-1, i);
+            Write(l, w, scriptResp, writeError, depth + 1);
+            l.Pop(1);
+        }
+    }
+
+    /// <summary>Pushes t[name] when it has type want (true); pushes nothing otherwise.</summary>
+    private static bool Field(Lua l, string name, LuaType want)
+    {
+        l.PushString(name);
+        var t = l.RawGet(-2);
+        if (t == want) return true;
+        l.Pop(1);
+        return false;
+    }
+
+    private static string Clean(string s) => s.Replace('\r', ' ').Replace('\n', ' ');
+}

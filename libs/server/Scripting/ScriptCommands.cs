@@ -1,0 +1,137 @@
+// ScriptCommands: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD / EXISTS / FLUSH / KILL / HELP, with Redis 7.2's
+// replies and error texts. The run itself is ScriptRunner.Run (one unit under every key lock, one AOF block).
+// Invariant: a script's SHA is the SHA1 of its whole body (shebang included), lower-case; EVALSHA accepts any case.
+using System.Globalization;
+using Garnet.server.Commands;
+using Garnet.server.Session;
+
+namespace Garnet.server.Scripting;
+
+public static class ScriptCommands
+{
+    public static void Eval(RespServerSession s) => EvalGeneric(s, sha: false, ro: false);
+    public static void EvalSha(RespServerSession s) => EvalGeneric(s, sha: true, ro: false);
+    public static void EvalRo(RespServerSession s) => EvalGeneric(s, sha: false, ro: true);
+    public static void EvalShaRo(RespServerSession s) => EvalGeneric(s, sha: true, ro: true);
+
+    /// <summary>Reads "numkeys key... arg..." starting at index first; null after writing the error.</summary>
+    internal static (byte[][] Keys, byte[][] Args)? KeysAndArgs(RespServerSession s, int first)
+    {
+        if (!long.TryParse(s.Arg(first), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long numkeys))
+        {
+            s.WriteError("ERR value is not an integer or out of range");
+            return null;
+        }
+        if (numkeys > s.Argc - first - 1) { s.WriteError("ERR Number of keys can't be greater than number of args"); return null; }
+        if (numkeys < 0) { s.WriteError("ERR Number of keys can't be negative"); return null; }
+        var keys = new byte[numkeys][];
+        for (int i = 0; i < numkeys; i++) keys[i] = s.Arg(first + 1 + i).ToArray();
+        var args = new byte[s.Argc - first - 1 - numkeys][];
+        for (int i = 0; i < args.Length; i++) args[i] = s.Arg(first + 1 + (int)numkeys + i).ToArray();
+        return (keys, args);
+    }
+
+    private static void EvalGeneric(RespServerSession s, bool sha, bool ro)
+    {
+        var ka = KeysAndArgs(s, 2);
+        if (ka is null) return;
+        var runner = s.Server.Scripts;
+        byte[]? body = sha ? null : s.Arg(1).ToArray();
+        string hash = sha ? s.ArgString(1).ToLowerInvariant() : ScriptCache.Sha1Hex(body);
+        runner.Run(s, () => runner.EvalRuntime, rt =>
+        {
+            var entry = Lookup(s, runner, rt, hash, body);
+            if (entry is null) return null;
+            var flags = entry.Flags;
+            if (ro && (flags & (ScriptFlags.Compat | ScriptFlags.NoWrites)) == 0)
+            {
+                s.WriteError("ERR Can not execute a script with write flag using *_ro command.");
+                return null;
+            }
+            return (entry.Ref!.Value, new ScriptRun(s, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, hash));
+        }, ka.Value.Keys, ka.Value.Args, passAsArguments: false);
+    }
+
+    /// <summary>The cached script (compiled in rt), compiling body when it is new; null after writing the error.</summary>
+    private static ScriptCache.Entry? Lookup(RespServerSession s, ScriptRunner runner, LuaRuntime rt, string hash, byte[]? body)
+    {
+        if (runner.Cache.TryGet(hash, out var entry) && entry.Ref is not null) return entry;
+        if (entry is null && body is null)
+        {
+            s.WriteError("NOSCRIPT No matching script. Please use EVAL.");
+            return null;
+        }
+        body ??= entry!.Body;
+        return Compile(s, runner, rt, hash, body);
+    }
+
+    private static ScriptCache.Entry? Compile(RespServerSession s, ScriptRunner runner, LuaRuntime rt, string hash, byte[] body)
+    {
+        var flags = ScriptCache.ParseShebang(body, library: false, out int shebang, out _, out string? error);
+        if (flags is null) { s.WriteError("ERR " + error); return null; }
+        int? reference = rt.Compile(ScriptCache.Compilable(body, shebang), "@user_script", out error);
+        if (reference is null) { s.WriteError("ERR Error compiling script (new function): " + error); return null; }
+        if (!runner.Cache.TryGet(hash, out var entry))
+        {
+            entry = new ScriptCache.Entry { Body = body, Flags = flags.Value };
+            runner.Cache.Add(hash, entry);
+        }
+        entry.Ref = reference;
+        return entry;
+    }
+
+    public static void Load(RespServerSession s)
+    {
+        var runner = s.Server.Scripts;
+        var body = s.Arg(2).ToArray();
+        string hash = ScriptCache.Sha1Hex(body);
+        lock (runner.Gate)
+        {
+            if (!(runner.Cache.TryGet(hash, out var e) && e.Ref is not null) && Compile(s, runner, runner.EvalRuntime, hash, body) is null) return;
+        }
+        s.Writer.WriteBulkString(hash);
+    }
+
+    public static void Exists(RespServerSession s)
+    {
+        var runner = s.Server.Scripts;
+        s.Writer.WriteArrayHeader(s.Argc - 2);
+        lock (runner.Gate)
+            for (int i = 2; i < s.Argc; i++) s.Writer.WriteInteger(runner.Cache.TryGet(s.ArgString(i).ToLowerInvariant(), out _) ? 1 : 0);
+    }
+
+    public static void Flush(RespServerSession s)
+    {
+        if (s.Argc > 3 || (s.Argc == 3 && !s.ArgEquals(2, "ASYNC"u8) && !s.ArgEquals(2, "SYNC"u8)))
+        {
+            s.WriteError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            return;
+        }
+        s.Server.Scripts.FlushScripts();
+        s.Writer.WriteOk();
+    }
+
+    public static void Kill(RespServerSession s) => s.Server.Scripts.Kill(s, isEval: true);
+
+    public static void Help(RespServerSession s) => HelpText.Write(s, "SCRIPT",
+    [
+        "EVAL <script> <numkeys> [<key> [<key> ...]] [<arg> [<arg> ...]]",
+        "    Execute a Lua script.",
+        "EVALSHA <sha1> <numkeys> [<key> [<key> ...]] [<arg> [<arg> ...]]",
+        "    Execute a Lua script by its SHA1 digest.",
+        "EVAL_RO, EVALSHA_RO",
+        "    The read-only forms of EVAL and EVALSHA.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+    ]);
+}

@@ -1,0 +1,87 @@
+// ScriptRun: one running script or function: what redis.call may do from it, and its state seen by other clients
+// (BUSY, SCRIPT KILL / FUNCTION KILL, SHUTDOWN NOSAVE).
+// Invariants:
+//  - Commands from the script are checked as Redis checks them (unknown, arity, noscript, writes from read-only scripts)
+//    and run through the session like EXEC's queued commands, under the locks the script already holds.
+//  - Wrote is set once a write succeeded: the script can then no longer be killed (UNKILLABLE), only the server stopped.
+using Garnet.server.Commands;
+using Garnet.server.Session;
+using Microsoft.Extensions.Logging;
+
+namespace Garnet.server.Scripting;
+
+public sealed class ScriptRun
+{
+    internal ScriptRun(RespServerSession session, bool isEval, bool readOnly, string name)
+    {
+        Session = session;
+        IsEval = isEval;
+        ReadOnly = readOnly;
+        Name = name;
+        StartMs = Environment.TickCount64;
+    }
+
+    public RespServerSession Session { get; }
+    public bool IsEval { get; }
+    public bool ReadOnly { get; }
+    public string Name { get; }
+    public long StartMs { get; }
+    public int Resp { get; internal set; } = 2;
+    public volatile bool Wrote;
+    /// <summary>Stopped by SHUTDOWN: its effects are not logged (the AOF gets none of them).</summary>
+    public volatile bool StoppedForShutdown;
+    internal readonly ManualResetEventSlim Done = new(false);
+    internal List<(int Db, byte[] Key)> Written { get; } = new();
+    internal LuaRuntime? Runtime;
+    private bool _slowLogged;
+
+    /// <summary>redis.call / redis.pcall: the reply bytes (RESP of the script's protocol), or error (no reply) when the
+    /// command may not run from a script.</summary>
+    internal byte[] Call(byte[][] args, out string? error)
+    {
+        var cmd = Session.Server.Commands.Find(args[0]);
+        if (cmd is not null && cmd.HasSubcommands && args.Length >= 2) cmd = cmd.FindSubcommand(args[1]);
+        error = null;
+        if (cmd is null) { error = "ERR Unknown Redis command called from script"; return []; }
+        if (!cmd.ArityMatches(args.Length) || cmd.Handler is null) { error = "ERR Wrong number of args calling Redis command from script"; return []; }
+        if ((cmd.Flags & CommandFlags.NoScript) != 0) { error = "ERR This Redis command is not allowed from script"; return []; }
+        bool write = (cmd.Flags & CommandFlags.Write) != 0;
+        if (write)
+        {
+            if (ReadOnly) { error = "ERR Write commands are not allowed from read-only scripts."; return []; }
+            if (Session.WritesRefusal() is { } refusal) { error = refusal; return []; }
+        }
+        var reply = Session.RunFromScript(cmd, args, Resp);
+        if (write && reply.Length > 0 && reply[0] != (byte)'-')
+        {
+            Wrote = true;
+            if (cmd.HasStoreKeys)
+            {
+                var keys = cmd.Keys;
+                for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) Written.Add((Session.Database, args[i]));
+            }
+        }
+        return reply;
+    }
+
+    internal void Log(int level, string text)
+    {
+        var logger = Session.Server.LoggerFactory.CreateLogger("Garnet.Script");
+        var lv = level switch { 0 => LogLevel.Debug, 1 => LogLevel.Debug, 2 => LogLevel.Information, _ => LogLevel.Warning };
+        logger.Log(lv, "{Text}", text);
+    }
+
+    /// <summary>Every LuaRuntime.HookInstructions instructions: notes a slow script once.</summary>
+    internal void OnHook()
+    {
+        if (_slowLogged) return;
+        long threshold = Session.Server.Scripts.BusyThresholdMs;
+        if (threshold > 0 && Environment.TickCount64 - StartMs > threshold)
+        {
+            _slowLogged = true;
+            Session.Server.LoggerFactory.CreateLogger("Garnet.Script").LogWarning(
+                "Slow script detected: still in execution after {Ms} milliseconds. You can try killing the script using the {Cmd} KILL command. Script name is: {Name}.",
+                Environment.TickCount64 - StartMs, IsEval ? "SCRIPT" : "FUNCTION", Name);
+        }
+    }
+}

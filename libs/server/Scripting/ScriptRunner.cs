@@ -1,0 +1,229 @@
+// ScriptRunner: the server's scripting state (the EVAL runtime and its script cache, the FUNCTION runtime and its
+// libraries) and the one place scripts run.
+// Invariants:
+//  - A script runs as one unit, as EXEC does: it holds every key-lock stripe exclusively (KeyLocks.EnterAll + Hold) for
+//    its whole run, so no other client sees its intermediate state, whichever keys it touches (declared in KEYS or not).
+//    Inside EXEC the transaction already holds every stripe (TransactionCommands counts scripting commands as keyless
+//    writes), and the script's writes join the transaction's AOF block.
+//  - Its writes go to the AOF as one MULTI ... EXEC block when it ends (RespServerSession.BeginExec/EndExec), so a replay
+//    after a crash applies all of them or none. A script stopped by SHUTDOWN logs nothing.
+//  - Lock order: _serial (script runs outside EXEC queue there, asleep), then key stripes, then _gate (FUNCTION LOAD
+//    holds every stripe as a keyless write, then compiles under _gate). A script inside EXEC skips _serial: it holds
+//    every stripe already, and a run holding _serial waits for stripes only, never for _gate's holder.
+//  - Other clients arriving while a script runs wait for it (RespServerSession's busy gate) up to busy-reply-threshold,
+//    then get -BUSY; commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through.
+using Garnet.common.Resp;
+using Garnet.server.Session;
+using KeraLua;
+
+namespace Garnet.server.Scripting;
+
+public sealed class ScriptRunner : IDisposable
+{
+    private readonly object _gate = new();
+    private readonly object _serial = new(); // taken before the key stripes by a script run outside EXEC
+    private LuaRuntime? _eval;
+    private LuaRuntime? _functions;
+    private volatile ScriptRun? _running;
+
+    public ScriptRunner(long memoryLimit) => _memoryLimit = memoryLimit;
+
+    /// <summary>busy-reply-threshold (lua-time-limit), ms; 0 means never BUSY.</summary>
+    public volatile int BusyThresholdMs = 5000;
+
+    private long _memoryLimit;
+    /// <summary>lua-memory-limit: the cap of each Lua runtime's heap (0: none).</summary>
+    public long MemoryLimit
+    {
+        get => Interlocked.Read(ref _memoryLimit);
+        set
+        {
+            Interlocked.Exchange(ref _memoryLimit, value);
+            lock (_gate)
+            {
+                if (_eval is not null) _eval.MemoryLimit = value;
+                if (_functions is not null) _functions.MemoryLimit = value;
+            }
+        }
+    }
+
+    public ScriptCache Cache { get; } = new();
+    public FunctionLibraries Libraries { get; } = new();
+    public ScriptRun? Running => _running;
+    public long EvalMemory { get { lock (_gate) return _eval?.MemoryUsed ?? 0; } }
+    public long FunctionsMemory { get { lock (_gate) return _functions?.MemoryUsed ?? 0; } }
+
+    internal object Gate => _gate;
+
+    internal LuaRuntime EvalRuntime => _eval ??= new LuaRuntime(MemoryLimit);
+    internal LuaRuntime FunctionRuntime => _functions ??= new LuaRuntime(MemoryLimit);
+
+    /// <summary>SCRIPT FLUSH: forgets every script and starts a fresh Lua state (as Redis does).</summary>
+    public void FlushScripts()
+    {
+        lock (_gate)
+        {
+            Cache.Clear();
+            _eval?.Dispose();
+            _eval = null;
+        }
+    }
+
+    /// <summary>FUNCTION FLUSH / RESTORE FLUSH: a fresh functions state with no library.</summary>
+    internal void ResetFunctions()
+    {
+        Libraries.Clear();
+        _functions?.Dispose();
+        _functions = null;
+    }
+
+    /// <summary>
+    /// Runs the function at reference (compiled in runtime) for session s as one unit and writes its reply.
+    /// pushArgs pushes the call's arguments (FCALL: keys and args tables); for EVAL, KEYS/ARGV are globals set here.
+    /// </summary>
+    internal void Run(RespServerSession s, Func<LuaRuntime> runtimeOf, Func<LuaRuntime, (int Ref, ScriptRun Run)?> resolve,
+        byte[][] keys, byte[][] argv, bool passAsArguments)
+    {
+        var locks = s.Server.Store.Locks;
+        bool inExec = s.InExec;
+        Storage.KeyLocks.HeldScope held = default;
+        ScriptRun? run = null;
+        // Scripts queue on a monitor (sleeping) rather than spinning on EnterAll's flag.
+        if (!inExec) Monitor.Enter(_serial);
+        try
+        {
+        if (!inExec)
+        {
+            locks.EnterAll();
+            held = locks.Hold(null);
+        }
+        try
+        {
+            lock (_gate)
+            {
+                var rt = runtimeOf();
+                var resolved = resolve(rt);
+                if (resolved is null) return; // resolve wrote the error
+                var (reference, r) = resolved.Value;
+                run = r;
+                run.Runtime = rt;
+                if (!inExec) s.BeginExec();
+                rt.Run = run;
+                _running = run;
+                try { Execute(s, run, rt, reference, keys, argv, passAsArguments); }
+                finally
+                {
+                    _running = null;
+                    rt.Run = null;
+                    run.Done.Set();
+                    if (!inExec) s.EndExec(discard: run.StoppedForShutdown);
+                }
+            }
+        }
+        finally
+        {
+            if (!inExec)
+            {
+                held.Dispose();
+                locks.ExitAll();
+            }
+        }
+        }
+        finally { if (!inExec) Monitor.Exit(_serial); }
+        if (run is not null && s.Server.Blocked.Count > 0) foreach (var (db, key) in run.Written) s.Server.Blocked.Signal(db, key);
+    }
+
+    private static void Execute(RespServerSession s, ScriptRun run, LuaRuntime rt, int reference, byte[][] keys, byte[][] argv, bool passAsArguments)
+    {
+        if (!passAsArguments)
+        {
+            rt.SetGlobalArray("KEYS", keys, 0, keys.Length);
+            rt.SetGlobalArray("ARGV", argv, 0, argv.Length);
+        }
+        Action<Lua>? push = passAsArguments ? co =>
+        {
+            LuaRuntime.PushArray(co, keys, 0, keys.Length);
+            LuaRuntime.PushArray(co, argv, 0, argv.Length);
+        } : null;
+        var outcome = rt.Call(reference, push, passAsArguments ? 2 : 0, out string message, out string? source, out int line);
+        var w = s.Writer;
+        if (outcome == LuaRuntime.Outcome.Ok)
+        {
+            try { LuaToResp.Write(rt.State, w, run.Resp, s.WriteError); }
+            finally { rt.State.Pop(1); }
+        }
+        else
+        {
+            string text = message.Replace('\r', ' ').Replace('\n', ' ');
+            if (source is not null) text += $" script: {run.Name}, on {source}:{line}.";
+            s.WriteError(text);
+        }
+        if (rt.MemoryUsed > rt.MemoryLimit / 2) rt.CollectGarbage();
+    }
+
+    /// <summary>The code of every library (for checkpoints).</summary>
+    public IReadOnlyList<byte[]> LibraryCodes()
+    {
+        lock (_gate) return Libraries.All.Select(l => l.Code).ToList();
+    }
+
+    /// <summary>Loads a library (a checkpoint's record at start).</summary>
+    public bool LoadLibrary(byte[] code, bool replace, out string? error)
+    {
+        lock (_gate) return FunctionLibraries.Load(this, code, replace, out error) is not null;
+    }
+
+    /// <summary>SCRIPT KILL (isEval) / FUNCTION KILL.</summary>
+    public void Kill(RespServerSession s, bool isEval)
+    {
+        var run = _running;
+        if (run is null) { s.WriteError("NOTBUSY No scripts in execution right now."); return; }
+        if (run.Wrote)
+        {
+            s.WriteError("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+            return;
+        }
+        if (isEval && !run.IsEval) { s.WriteError(BusyFunction); return; }
+        if (!isEval && run.IsEval) { s.WriteError(BusyScript); return; }
+        run.Runtime!.StopReason = "ERR Script killed by user with " + (isEval ? "SCRIPT" : "FUNCTION") + " KILL...";
+        s.Writer.WriteOk();
+    }
+
+    /// <summary>SHUTDOWN: a running script stops at its next hook and its writes are not logged.</summary>
+    public void StopForShutdown()
+    {
+        if (_running is { } run)
+        {
+            run.StoppedForShutdown = true;
+            run.Runtime!.StopReason = "ERR Script stopped: the server is shutting down";
+        }
+    }
+
+    public const string BusyScript = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    public const string BusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+    /// <summary>For a client of another session while a script runs: waits for it up to busy-reply-threshold; false with
+    /// the BUSY text when it still runs then.</summary>
+    internal bool WaitUntilIdle(RespServerSession s, out string? busy)
+    {
+        busy = null;
+        var run = _running;
+        if (run is null || run.Session == s) return true;
+        int threshold = BusyThresholdMs;
+        if (threshold <= 0) { run.Done.Wait(); return true; }
+        long remaining = run.StartMs + threshold - Environment.TickCount64;
+        if (remaining > 0 && run.Done.Wait(TimeSpan.FromMilliseconds(remaining))) return true;
+        if (run.Done.IsSet) return true;
+        busy = run.IsEval ? BusyScript : BusyFunction;
+        return false;
+    }
+
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _eval?.Dispose();
+            _functions?.Dispose();
+        }
+    }
+}
