@@ -25,8 +25,14 @@ start_server() { # name -> sets PID
     garnet) "$GARNET_DIR/garnet-server" --port $PORT --device-type RandomAccess --storage-tier --logdir "$dir" --memory 64m --index 16m >"$dir.log" 2>&1 & ;;
     *) echo "unknown server $name"; exit 2 ;;
   esac
-  PID=$!
-  for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && return; sleep 0.2; done
+  for _ in $(seq 100); do
+    if redis-cli -p $PORT ping >/dev/null 2>&1; then
+      # the process that listens (a dotnet tool's launcher may not be it)
+      PID=$(ss -ltnpH "sport = :$PORT" | grep -oE 'pid=[0-9]+' | head -1 | cut -d= -f2)
+      return
+    fi
+    sleep 0.2
+  done
   echo "$name did not start"; cat "$dir.log"; exit 1
 }
 
@@ -36,6 +42,7 @@ if command -v fio >/dev/null; then
     --runtime=$SECONDS_PER_RUN --time_based --group_reporting 2>/dev/null | grep -E "IOPS" | sed 's/^/fio depth 50: /'
   rm -f "$DATA/fio.test"
 fi
+if ss -ltnH "sport = :$PORT" | grep -q .; then echo "port $PORT is in use"; exit 1; fi
 for name in "$@"; do
   start_server "$name"
   $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
@@ -52,5 +59,5 @@ for name in "$@"; do
     done
   done
   (redis-cli -p $PORT info stats 2>/dev/null | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
-  kill $PID; wait $PID 2>/dev/null || true
+  kill $PID; while kill -0 $PID 2>/dev/null; do sleep 0.2; done
 done

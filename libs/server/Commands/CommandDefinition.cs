@@ -100,6 +100,10 @@ public sealed class CommandDefinition
     /// <summary>The command names keys of the store (locked while it runs, touched for WATCH, signalled for blocked clients).</summary>
     public bool HasStoreKeys => Keys.HasKeys && !KeysAreChannels;
 
+    /// <summary>The handler can leave its own disk read to finish later (StorageSession.DeferPending: GET): alone in its batch
+    /// it is not read ahead first (one lookup instead of two); with requests behind it, it is, so their reads overlap.</summary>
+    public bool DefersDiskReads { get; init; }
+
     /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
     public bool RunsInMulti { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];

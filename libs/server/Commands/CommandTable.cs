@@ -47,7 +47,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, KeysAreChannels = d.KeysAreChannels, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, KeysAreChannels = d.KeysAreChannels, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -163,7 +163,7 @@ public sealed class CommandTable
         };
         // strings (StringCommands)
         var k1 = new KeyRange(1, 1, 1);
-        yield return new() { Name = "get", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Returns the string value of a key.", Handler = StringCommands.Get };
+        yield return new() { Name = "get", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Returns the string value of a key.", Handler = StringCommands.Get, DefersDiskReads = true };
         yield return new() { Name = "set", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Handler = StringCommands.Set };
         yield return new() { Name = "setnx", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Set the string value of a key only when the key doesn't exist.", Handler = StringCommands.SetNx };
         yield return new() { Name = "setex", Arity = 4, Flags = Write | DenyOom, Acl = A.String, Keys = k1, Group = "string", Since = "2.0.0", Summary = "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Handler = StringCommands.SetEx };

@@ -27,10 +27,10 @@ internal sealed class ReadAhead
 
     /// <summary>True when cmd may run now; false when reads of its keys were started (the caller leaves the request
     /// unconsumed and awaits Pending, then runs it again).</summary>
-    public bool Ready(CommandDefinition cmd)
+    public bool Ready(CommandDefinition cmd, bool requestsBehind)
     {
         if (_done) return true;
-        if (!_session.CanFinishLater) return true;
+        if (!_session.CanFinishLater || (cmd.DefersDiskReads && !requestsBehind)) return true;
         bool exec = IsExecOfQueuedCommands(cmd);
         if (!cmd.HasStoreKeys && !exec && !IsScriptCall(cmd)) return true;
         var st = _session.Storage;

@@ -296,6 +296,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             }
             _input = input.Data;
             _inputStart = input.Start;
+            _requestsBehind = consumed < input.Count;
             Execute();
             if (_readAheadStarted)
             {
@@ -316,6 +317,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private ReadAhead? _readAhead;
     private bool _readAheadStarted;
+    private bool _requestsBehind; // bytes of later requests follow the one executing (a pipeline)
 
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
     internal void ParsedAt(int offset) => _inputStart = offset;
@@ -345,7 +347,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError(busy!);
             return;
         }
-        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd))
+        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd, _requestsBehind))
         {
             _readAheadStarted = true;
             return;

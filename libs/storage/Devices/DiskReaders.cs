@@ -6,18 +6,16 @@
 //  - At most Depth reads run at once (one per thread); more wait in FIFO order. Threads start when reads find none idle.
 //  - A read's completion (its continuation) runs on the reader thread: it must be short and must not block.
 //  - After Dispose no read is started; queued ones fail with ObjectDisposedException.
-using System.Collections.Concurrent;
 using Microsoft.Win32.SafeHandles;
 
 namespace Garnet.storage.Devices;
 
 public sealed class DiskReaders : IDisposable
 {
-    private readonly ConcurrentQueue<Request> _queue = new();
-    private readonly SemaphoreSlim _ready = new(0);
+    private readonly Queue<Request> _queue = new(); // under its own lock
     private readonly int _depth;
-    private int _started, _idle;
-    private volatile bool _disposed;
+    private int _started, _idle;                     // under the queue's lock
+    private bool _disposed;
     private long _reads, _bytes;
 
     /// <param name="depth">Reads in flight at most (threads), 1..1024.</param>
@@ -41,40 +39,36 @@ public sealed class DiskReaders : IDisposable
     /// <summary>Reads into buffer from handle at offset, on a reader thread; completes with the bytes read.</summary>
     public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
         var r = new Request(handle, buffer, offset);
-        _queue.Enqueue(r);
-        if (Volatile.Read(ref _idle) == 0) StartThread();
-        _ready.Release();
-        return r.Task;
-    }
-
-    private void StartThread()
-    {
-        int n;
-        do
+        bool start = false;
+        lock (_queue)
         {
-            n = Volatile.Read(ref _started);
-            if (n >= _depth) return;
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _queue.Enqueue(r);
+            // A waiting thread takes it (Monitor.Wait blocks without spinning); the one woken is no longer counted idle, so
+            // a second read right behind starts or wakes another.
+            if (_idle > 0) { _idle--; Monitor.Pulse(_queue); }
+            else if (_started < _depth) { _started++; start = true; }
         }
-        while (Interlocked.CompareExchange(ref _started, n + 1, n) != n);
-        new Thread(Run, maxStackSize: 256 * 1024) { IsBackground = true, Name = "garnet-disk-read-" + n }.Start();
+        if (start) new Thread(Run, maxStackSize: 256 * 1024) { IsBackground = true, Name = "garnet-disk-read" }.Start();
+        return r.Task;
     }
 
     private void Run()
     {
         while (true)
         {
-            Interlocked.Increment(ref _idle);
-            _ready.Wait();
-            Interlocked.Decrement(ref _idle);
-            if (_disposed)
+            Request r;
+            lock (_queue)
             {
-                FailQueued();
-                _ready.Release(); // the next thread wakes and leaves too
-                return;
+                while (_queue.Count == 0 && !_disposed)
+                {
+                    _idle++;
+                    Monitor.Wait(_queue); // the pulse took this thread off _idle
+                }
+                if (_disposed) return; // Dispose failed what was queued
+                r = _queue.Dequeue();
             }
-            if (!_queue.TryDequeue(out var r)) continue;
             int n;
             try { n = RandomAccess.Read(r.Handle, r.Buffer.Span, r.Offset); }
             catch (Exception ex) { r.TrySetException(ex); continue; }
@@ -86,15 +80,16 @@ public sealed class DiskReaders : IDisposable
 
     public void Dispose()
     {
-        if (_disposed) return;
-        _disposed = true;
-        _ready.Release(); // wakes the threads one after another: each leaves
-        FailQueued();
-    }
-
-    private void FailQueued()
-    {
-        while (_queue.TryDequeue(out var r)) r.TrySetException(new ObjectDisposedException(nameof(DiskReaders)));
+        List<Request> failed;
+        lock (_queue)
+        {
+            if (_disposed) return;
+            _disposed = true;
+            failed = new List<Request>(_queue);
+            _queue.Clear();
+            Monitor.PulseAll(_queue);
+        }
+        foreach (var r in failed) r.TrySetException(new ObjectDisposedException(nameof(DiskReaders)));
     }
 
     /// <summary>One read; it is its own completion (one allocation per read).</summary>
