@@ -60,7 +60,7 @@ public sealed class StreamObject : CollectionObject
         return null;
     }
 
-    // ---- Redis's logical-read counters (entries_read, lag) ----
+    // ---- Redis 7.2's logical-read counters (entries_read, lag) ----
     public bool RangeHasTombstones(StreamId start, StreamId end)
     {
         if (Length == 0 || MaxDeletedId.IsZero) return false;
@@ -71,7 +71,6 @@ public sealed class StreamObject : CollectionObject
     {
         if (EntriesAdded == 0) return 0;
         if (Length == 0 && id <= LastId) return EntriesAdded;
-        if (!id.IsZero && id < MaxDeletedId) return ConsumerGroup.InvalidEntriesRead;
         int cmpLast = id.CompareTo(LastId);
         if (cmpLast == 0) return EntriesAdded;
         if (cmpLast > 0) return ConsumerGroup.InvalidEntriesRead;
@@ -88,9 +87,7 @@ public sealed class StreamObject : CollectionObject
     /// <summary>XINFO's lag of a group; null when unknown.</summary>
     public long? Lag(ConsumerGroup g)
     {
-        if (EntriesAdded == 0 || Length == 0) return 0;
-        var first = FirstId;
-        if (g.LastId < first && MaxDeletedId < first) return Length;
+        if (EntriesAdded == 0) return 0;
         if (g.EntriesRead != ConsumerGroup.InvalidEntriesRead && !RangeHasTombstones(g.LastId, StreamId.Max)) return EntriesAdded - g.EntriesRead;
         long read = EstimateDistanceFromFirstEverEntry(g.LastId);
         return read == ConsumerGroup.InvalidEntriesRead ? null : EntriesAdded - read;

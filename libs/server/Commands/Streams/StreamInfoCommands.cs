@@ -1,6 +1,6 @@
 // StreamInfoCommands: XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS, XINFO HELP (Redis 7.2's fields).
-// radix-tree-keys is our block count (Redis's listpack nodes); radix-tree-nodes is reported as the same number, since
-// blocks live in a sorted list, not a radix tree.
+// radix-tree-keys is our block count (Redis's listpack nodes); radix-tree-nodes is reported as that plus one (a
+// radix tree's root), since blocks live in a sorted list, not a radix tree.
 using Garnet.server.Objects;
 using Garnet.server.Objects.Streams;
 using Garnet.server.Session;
@@ -52,7 +52,7 @@ public static class StreamInfoCommands
             w.WriteMapHeader(full ? 9 : 10);
             w.WriteBulkString("length"); w.WriteInteger(st.Length);
             w.WriteBulkString("radix-tree-keys"); w.WriteInteger(st.Entries.BlockCount);
-            w.WriteBulkString("radix-tree-nodes"); w.WriteInteger(Math.Max(1, st.Entries.BlockCount));
+            w.WriteBulkString("radix-tree-nodes"); w.WriteInteger(st.Entries.BlockCount + 1);
             w.WriteBulkString("last-generated-id"); Id(s, st.LastId);
             w.WriteBulkString("max-deleted-entry-id"); Id(s, st.MaxDeletedId);
             w.WriteBulkString("entries-added"); w.WriteInteger(st.EntriesAdded);
