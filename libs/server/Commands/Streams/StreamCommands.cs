@@ -269,7 +269,7 @@ public static class StreamCommands
     /// <summary>Writes up to count (-1: all) entries of [start, end] as an array.</summary>
     internal static int WriteRange(RespServerSession s, StreamObject st, StreamId start, StreamId end, bool reverse, long count)
     {
-        if (count == 0) { s.Writer.WriteArrayHeader(0); return 0; }
+        if (count == 0) { s.Writer.WriteNullArray(); return 0; } // Redis: COUNT 0 (or negative) answers a null array
         var list = new List<StreamEntry>();
         foreach (var e in st.Range(start, end, reverse))
         {

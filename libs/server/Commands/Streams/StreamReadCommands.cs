@@ -61,7 +61,7 @@ public static class StreamReadCommands
                 {
                     s.WriteError(group
                         ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
-                        : "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified.");
+                        : "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified."); // Redis 7.2's words
                     return;
                 }
                 streamsCount /= 2;
@@ -143,7 +143,8 @@ public static class StreamReadCommands
             }
             else if (a.AsSpan().SequenceEqual("+"u8))
             {
-                if (r.Group) { s.WriteError("ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would just return an empty result set."); return false; }
+                // XREAD's "+" (the last entry) is Redis 7.4's; to XREADGROUP, as to Redis 7.2, it is no ID.
+                if (r.Group) { s.WriteError(StreamCommands.InvalidId); return false; }
                 if (exists)
                 {
                     if (!last.TryDecrement(out r.After[i])) { s.WriteError("ERR the stream last element ID is 0-0"); return false; }
