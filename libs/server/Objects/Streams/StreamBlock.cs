@@ -2,7 +2,9 @@
 // listpack nodes): the block's master ID and master fields are kept once; each entry is
 //   flags (1 byte: 1 = deleted, 2 = same fields as the master), varint ms - master.ms,
 //   varint (seq - master.seq when ms equals master.ms, else seq),
-//   then either the values (same fields) or a varint field count and field/value pairs; every string is varint length + bytes.
+//   then either the values (same fields) or a varint field count and field/value pairs. A string is a varint header h
+//   then its bytes: h = length << 1 for text; h = zigzag(v) << 1 | 1 (no bytes) for text that is a canonical 64-bit
+//   integer (as Redis's listpacks store "12345" as an integer), read back as the same text.
 // Invariants:
 //  - Entries are in ID order, all >= Master; Count counts entries written (deleted ones too), Live those not deleted.
 //  - Bytes [0, Used) of Data are entries; a Shared block's Data is never written (a clone may read it): a change copies it.
@@ -46,11 +48,11 @@ internal sealed class StreamBlock
         ulong msDelta = id.Ms - master.Ms;
         ulong seqPart = msDelta == 0 ? id.Seq - master.Seq : id.Seq;
         int n = 1 + VarintSize(msDelta) + VarintSize(seqPart);
-        if (same) for (int i = 1; i < pairs.Length; i += 2) n += VarintSize((ulong)pairs[i].Length) + pairs[i].Length;
+        if (same) for (int i = 1; i < pairs.Length; i += 2) n += StringSize(pairs[i]);
         else
         {
             n += VarintSize((ulong)(pairs.Length / 2));
-            foreach (var p in pairs) n += VarintSize((ulong)p.Length) + p.Length;
+            foreach (var p in pairs) n += StringSize(p);
         }
         return n;
     }
@@ -138,16 +140,17 @@ internal sealed class StreamBlock
         {
             foreach (var f in MasterFields)
             {
-                var v = ReadString(d, ref at);
-                if (pairs is not null) { pairs.Add(f); pairs.Add(v.ToArray()); }
+                if (pairs is null) { SkipString(d, ref at); continue; }
+                pairs.Add(f);
+                pairs.Add(ReadString(d, ref at).ToArray());
             }
             return at;
         }
         int n = (int)ReadVarint(d, ref at);
         for (int i = 0; i < 2 * n; i++)
         {
-            var v = ReadString(d, ref at);
-            pairs?.Add(v.ToArray());
+            if (pairs is null) SkipString(d, ref at);
+            else pairs.Add(ReadString(d, ref at).ToArray());
         }
         return at;
     }
@@ -181,9 +184,39 @@ internal sealed class StreamBlock
         return i;
     }
 
+    /// <summary>The integer a canonical decimal text stands for (no sign but '-', no leading zeros, no "-0").</summary>
+    private static bool TryCanonicalInteger(ReadOnlySpan<byte> s, out long v)
+    {
+        v = 0;
+        if (s.Length == 0 || s.Length > 20) return false;
+        bool neg = s[0] == '-';
+        var digits = neg ? s[1..] : s;
+        if (digits.Length == 0 || (digits[0] == '0' && (digits.Length > 1 || neg))) return false;
+        ulong acc = 0;
+        foreach (byte b in digits)
+        {
+            if (b < '0' || b > '9') return false;
+            ulong d = (ulong)(b - '0');
+            if (acc > (ulong.MaxValue - d) / 10) return false;
+            acc = acc * 10 + d;
+        }
+        if (neg) { if (acc > (ulong)long.MaxValue + 1) return false; v = (long)(0 - acc); }
+        else { if (acc > long.MaxValue) return false; v = (long)acc; }
+        return true;
+    }
+
+    private static ulong IntegerHeader(long v) => ((ulong)((v << 1) ^ (v >> 63)) << 1) | 1;
+
+    private static int StringSize(byte[] s)
+    {
+        if (TryCanonicalInteger(s, out long v) && IntegerHeader(v) >> 1 == (ulong)((v << 1) ^ (v >> 63))) return VarintSize(IntegerHeader(v));
+        return VarintSize((ulong)s.Length << 1) + s.Length;
+    }
+
     private static int WriteString(Span<byte> d, byte[] s)
     {
-        int n = WriteVarint(d, (ulong)s.Length);
+        if (TryCanonicalInteger(s, out long v) && IntegerHeader(v) >> 1 == (ulong)((v << 1) ^ (v >> 63))) return WriteVarint(d, IntegerHeader(v));
+        int n = WriteVarint(d, (ulong)s.Length << 1);
         s.CopyTo(d[n..]);
         return n + s.Length;
     }
@@ -199,9 +232,22 @@ internal sealed class StreamBlock
         }
     }
 
+    private static void SkipString(ReadOnlySpan<byte> d, ref int at)
+    {
+        ulong h = ReadVarint(d, ref at);
+        if ((h & 1) == 0) at = checked(at + (int)(h >> 1));
+    }
+
     private static ReadOnlySpan<byte> ReadString(ReadOnlySpan<byte> d, ref int at)
     {
-        int n = (int)ReadVarint(d, ref at);
+        ulong h = ReadVarint(d, ref at);
+        if ((h & 1) != 0)
+        {
+            ulong zz = h >> 1;
+            long v = (long)(zz >> 1) ^ -(long)(zz & 1);
+            return System.Text.Encoding.ASCII.GetBytes(v.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+        int n = checked((int)(h >> 1));
         var s = d.Slice(at, n);
         at += n;
         return s;
