@@ -167,6 +167,7 @@ public sealed class StreamObject : CollectionObject
             try { if (b.Offsets().Length != b.Count) throw new InvalidDataException("malformed stream block"); }
             catch (IndexOutOfRangeException) { throw new InvalidDataException("malformed stream block"); }
             catch (ArgumentOutOfRangeException) { throw new InvalidDataException("malformed stream block"); }
+            catch (OverflowException) { throw new InvalidDataException("malformed stream block"); }
             s.Entries.AddBlock(b);
         }
         int groups = r.ReadCount();
