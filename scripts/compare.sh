@@ -67,9 +67,11 @@ cpu_ticks() { # user+system ticks of a process, or nothing
 requests_per_second() { # port test pipeline
   local cmd=${COMMAND_OF[$2]:-}
   if [ -n "$cmd" ]; then
-    # shellcheck disable=SC2086 # the command's words are meant to split
+    # shellcheck disable=SC2086 # the command's words are meant to split (but not glob: XADD s * f v)
+    set -f
     redis-benchmark -h 127.0.0.1 -p "$1" -P "$3" -c "$CLIENTS" -n "$REQUESTS" -r 100000 -d 32 --csv $cmd 2>/dev/null |
       awk -F, 'NR > 1 { gsub(/"/, "", $2); print $2; exit }'
+    set +f
     return
   fi
   redis-benchmark -h 127.0.0.1 -p "$1" -t "$2" -P "$3" -c "$CLIENTS" -n "$REQUESTS" -r 100000 -d 32 --csv 2>/dev/null |

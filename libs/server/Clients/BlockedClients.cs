@@ -2,6 +2,7 @@
 // Each key (physical database, name) has a FIFO queue of waiters; a write to the key wakes the waiter at its head only,
 // which then tries its pop under the key's lock and, when it got something, leaves every queue and wakes the next
 // waiter of that key (there may be more elements). So the first client blocked on a key is the first served.
+// A waiter that only reads (XREAD) takes nothing, so a write wakes every such waiter of the key, not only the first.
 // Invariants:
 //  - A waiter is registered while the blocking command still holds its keys' locks after finding them empty, so no
 //    push can fall between its check and its registration.
@@ -14,7 +15,10 @@ public sealed class BlockedClients
 {
     public sealed class Waiter
     {
-        internal Waiter(long clientId, int db, byte[][] keys) { ClientId = clientId; Db = db; Keys = keys; }
+        internal Waiter(long clientId, int db, byte[][] keys, bool readsOnly) { ClientId = clientId; Db = db; Keys = keys; ReadsOnly = readsOnly; }
+
+        /// <summary>XREAD: takes nothing from the key, so every such waiter is woken by a write, not only the first.</summary>
+        public bool ReadsOnly { get; }
 
         public long ClientId { get; }
         public int Db { get; }
@@ -50,9 +54,9 @@ public sealed class BlockedClients
     /// <summary>Keys some client waits for now.</summary>
     public int KeyCount { get { lock (_lock) return _queues.Count; } }
 
-    public Waiter Register(long clientId, int db, byte[][] keys)
+    public Waiter Register(long clientId, int db, byte[][] keys, bool readsOnly = false)
     {
-        var w = new Waiter(clientId, db, keys);
+        var w = new Waiter(clientId, db, keys, readsOnly);
         lock (_lock)
         {
             foreach (var key in keys.Distinct(Objects.ByteArrayComparer.Instance))
@@ -99,7 +103,9 @@ public sealed class BlockedClients
         if (Volatile.Read(ref _count) == 0) return;
         lock (_lock)
         {
-            if (_queues.TryGetValue(new QueueKey(db, key.ToArray()), out var list)) list.First!.Value.Wake.Release();
+            if (!_queues.TryGetValue(new QueueKey(db, key.ToArray()), out var list)) return;
+            list.First!.Value.Wake.Release();
+            for (var n = list.First.Next; n is not null; n = n.Next) if (n.Value.ReadsOnly) n.Value.Wake.Release();
         }
     }
 

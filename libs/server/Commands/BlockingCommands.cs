@@ -203,8 +203,8 @@ public static class BlockingCommands
 
     /// <summary>Registers the client and defers its reply until an attempt succeeds, the deadline passes, CLIENT
     /// UNBLOCK, or the client goes (attempt runs under the exclusive locks of keys and extraLocks).</summary>
-    private static void Block(RespServerSession s, byte[][] keys, long deadlineMs, Func<RespServerSession, byte[], object?> attempt,
-        byte[][] extraLocks, Action<RespServerSession, object?> reply)
+    internal static void Block(RespServerSession s, byte[][] keys, long deadlineMs, Func<RespServerSession, byte[], object?> attempt,
+        byte[][] extraLocks, Action<RespServerSession, object?> reply, bool readsOnly = false)
     {
         if (s.InExec)
         {
@@ -212,7 +212,7 @@ public static class BlockingCommands
             reply(s, null);
             return;
         }
-        var waiter = s.Server.Blocked.Register(s.Id, s.Database, keys);
+        var waiter = s.Server.Blocked.Register(s.Id, s.Database, keys, readsOnly);
         var work = BlockingWait.RunAsync(s, waiter, deadlineMs, attempt, extraLocks);
         s.ReplyWhenDone(work, (session, task) =>
         {
@@ -269,7 +269,7 @@ internal static class BlockingWait
                 if (!woken) continue;
                 foreach (var key in waiter.Keys)
                 {
-                    if (!blocked.IsFirst(waiter, key)) continue;
+                    if (!waiter.ReadsOnly && !blocked.IsFirst(waiter, key)) continue;
                     var result = WithLocks(s, waiter.Keys, extraLocks, () => attempt(s, key));
                     if (result is not null) return new Outcome(result, false);
                 }

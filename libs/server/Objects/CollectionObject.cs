@@ -5,13 +5,14 @@
 //  - An object is changed only by an ObjectOperation running under its record's exclusive lock in the mutable region;
 //    anywhere else (read-only region, on disk) a change works on a Clone, so a page being flushed never sees it change.
 //  - HeapBytes is kept up to date by every change (O(1) to read).
-//  - An empty collection is never stored: the operation that empties it deletes the key (as Redis does).
+//  - An empty collection is never stored: the operation that empties it deletes the key (as Redis does); streams are
+//    the exception (IsEmpty is false: Redis keeps an empty stream).
 using System.Buffers;
 
 namespace Garnet.server.Objects;
 
 /// <summary>The serialized type codes of objects (1 is a large string, see LargeValue).</summary>
-public enum ObjectKind : byte { List = 2, Hash = 3, Set = 4, SortedSet = 5 }
+public enum ObjectKind : byte { List = 2, Hash = 3, Set = 4, SortedSet = 5, Stream = 6 }
 
 public abstract class CollectionObject
 {
@@ -22,6 +23,9 @@ public abstract class CollectionObject
 
     /// <summary>Number of elements (list items, hash fields, set members).</summary>
     public abstract long Count { get; }
+
+    /// <summary>An empty collection is deleted (streams are kept empty, as Redis keeps them).</summary>
+    public virtual bool IsEmpty => Count == 0;
 
     /// <summary>Approximate managed bytes the object holds.</summary>
     public abstract long HeapBytes { get; }
@@ -44,6 +48,7 @@ public abstract class CollectionObject
         ObjectKind.Hash => "hash",
         ObjectKind.Set => "set",
         ObjectKind.SortedSet => "zset",
+        ObjectKind.Stream => "stream",
         _ => "none",
     };
 
@@ -54,6 +59,7 @@ public abstract class CollectionObject
         ObjectKind.Hash => new HashObject(),
         ObjectKind.Set => new SetObject(),
         ObjectKind.SortedSet => new SortedSetObject(),
+        ObjectKind.Stream => new StreamObject(),
         _ => throw new NotSupportedException("no collection of kind " + kind),
     };
 
@@ -67,6 +73,7 @@ public abstract class CollectionObject
             ObjectKind.Hash => HashObject.ReadPayload(ref reader),
             ObjectKind.Set => SetObject.ReadPayload(ref reader),
             ObjectKind.SortedSet => SortedSetObject.ReadPayload(ref reader),
+            ObjectKind.Stream => StreamObject.ReadPayload(ref reader),
             _ => throw new InvalidDataException("unknown object kind " + (byte)kind),
         };
         if (!reader.AtEnd) throw new InvalidDataException("trailing bytes after a " + TypeNameOf(kind));

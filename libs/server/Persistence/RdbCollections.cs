@@ -68,6 +68,11 @@ public static class RdbCollections
                 }
                 break;
             }
+            case StreamObject stream:
+                output.Write([StreamRdb.TypeStream2]);
+                RdbEncoding.WriteString(output, key);
+                StreamRdb.WriteValue(output, stream, spill);
+                break;
             default:
                 throw new NotSupportedException("no RDB encoding for " + value.TypeName);
         }

@@ -209,7 +209,7 @@ public static class RdbCompact
             }
             // The entry's length, stored backwards after it in 1..5 bytes of 7 bits.
             int length = at - start;
-            at += length < 128 ? 1 : length < 16384 ? 2 : length < 2097152 ? 3 : length < 268435456 ? 4 : 5;
+            at += ListpackWriter.BacklenSize(length); // Redis's lpEncodeBacklen thresholds
         }
         if (at != p.Length - 1) throw Bad("listpack (bytes after the end)");
         return items;

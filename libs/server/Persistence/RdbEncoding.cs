@@ -14,8 +14,38 @@ namespace Garnet.server.Persistence;
 
 public static class RdbEncoding
 {
+    /// <summary>A length of the full unsigned 64-bit range (stream IDs, counters Redis saves as uint64).</summary>
+    public static void WriteULength(IBufferWriter<byte> w, ulong n)
+    {
+        if (n <= long.MaxValue) { WriteLength(w, (long)n); return; }
+        var s = w.GetSpan(9);
+        s[0] = 0x81;
+        BinaryPrimitives.WriteUInt64BigEndian(s[1..], n);
+        w.Advance(9);
+    }
+
+    /// <summary>Reads a length of the full unsigned range: 1 read, 0 incomplete, -1 invalid (a special encoding).</summary>
+    public static int ReadULength(ReadOnlySpan<byte> d, ref int at, out ulong n)
+    {
+        n = 0;
+        if (at >= d.Length) return 0;
+        if (d[at] == 0x81)
+        {
+            if (at + 9 > d.Length) return 0;
+            n = BinaryPrimitives.ReadUInt64BigEndian(d[(at + 1)..]);
+            at += 9;
+            return 1;
+        }
+        long v = ReadLength(d, ref at, out bool special);
+        if (v < 0) return 0;
+        if (special) return -1;
+        n = (ulong)v;
+        return 1;
+    }
+
     public static void WriteLength(IBufferWriter<byte> w, long n)
     {
+        if (n < 0) throw new ArgumentOutOfRangeException(nameof(n));
         if (n < 64) { w.GetSpan(1)[0] = (byte)n; w.Advance(1); }
         else if (n < 16384) { var s = w.GetSpan(2); s[0] = (byte)(0x40 | (n >> 8)); s[1] = (byte)n; w.Advance(2); }
         else if (n <= uint.MaxValue) { var s = w.GetSpan(5); s[0] = 0x80; BinaryPrimitives.WriteUInt32BigEndian(s[1..], (uint)n); w.Advance(5); }

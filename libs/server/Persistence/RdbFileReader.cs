@@ -157,6 +157,17 @@ public sealed class RdbFileReader : IDisposable
                     expiration = 0;
                     break;
                 }
+                case var stream when StreamRdb.Reads(stream):
+                {
+                    var key = TakeString();
+                    Garnet.server.Objects.StreamObject value;
+                    try { value = StreamRdb.Read(op, TakeLength, TakeULength, TakeString, n => Take(n).ToArray()); }
+                    catch (InvalidDataException ex) { throw Bad(ex.Message); }
+                    Keys++;
+                    onEntry?.Invoke(new RdbEntry(db, key, ReadOnlyMemory<byte>.Empty, expiration, SkipValues ? null : value));
+                    expiration = 0;
+                    break;
+                }
                 case var compact when RdbCompact.Reads(compact):
                 {
                     var key = TakeString();
@@ -167,7 +178,7 @@ public sealed class RdbFileReader : IDisposable
                     break;
                 }
                 default:
-                    throw Bad($"value type {op} is not supported (this server reads strings, lists, sets, hashes and sorted sets so far)", Offset - 1);
+                    throw Bad($"value type {op} is not supported (this server reads strings, lists, sets, hashes, sorted sets and streams)", Offset - 1);
             }
             Consume();
         }
@@ -204,6 +215,19 @@ public sealed class RdbFileReader : IDisposable
                 _pos = at;
                 return n;
             }
+            if (_end - _pos >= 9) throw Bad("invalid length");
+            Fill();
+        }
+    }
+
+    private ulong TakeULength()
+    {
+        while (true)
+        {
+            int at = _pos;
+            int r = RdbEncoding.ReadULength(_buf.AsSpan(0, _end), ref at, out ulong n);
+            if (r > 0) { _pos = at; return n; }
+            if (r < 0) throw Bad("a length was expected");
             if (_end - _pos >= 9) throw Bad("invalid length");
             Fill();
         }

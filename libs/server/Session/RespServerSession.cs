@@ -157,6 +157,25 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>The running write command changed nothing: it is not logged.</summary>
     public void PropagateNothing() => _propagateNothing = true;
 
+    private List<ArgRef[]>? _propagateMany;
+
+    /// <summary>Logs the running write command as these commands (none: nothing), in one AOF block when several (as
+    /// Redis propagates XREADGROUP and XCLAIM as XCLAIMs and XGROUP SETID).</summary>
+    public void PropagateMany(List<ArgRef[]> commands)
+    {
+        if (commands.Count == 0) { _propagateNothing = true; return; }
+        if (commands.Count == 1) { _propagateAs = commands[0]; return; }
+        _propagateMany = commands;
+    }
+
+    /// <summary>AppendToAof for several commands (one block, replayed whole or not at all).</summary>
+    internal void AppendManyToAof(List<ArgRef[]> commands)
+    {
+        if (commands.Count == 0 || Server.Aof is not { } aof) return;
+        if (commands.Count == 1) { AppendToAof(commands[0]); return; }
+        _aofLsn = aof.AppendTransaction(commands.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
+    }
+
     /// <summary>Before replies go out: a deferred command's work is awaited and its reply written; with --aof-fsync always,
     /// replies wait until the writes they acknowledge are durable.</summary>
     public ValueTask BeforeSendAsync()
@@ -525,6 +544,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         try
         {
             _propagateAs = null;
+            _propagateMany = null;
             _propagateNothing = false;
             cmd.Handler!(this);
             if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
@@ -534,7 +554,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 // key's writes in the order they ran.
                 if (Server.Aof is { } aof && !_propagateNothing)
                 {
-                    if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
+                    if (_propagateMany is { } many)
+                    {
+                        if (_transactionLog is not null) foreach (var c in many) _transactionLog.Add((Database, AofLog.Materialize(this, c)));
+                        else _aofLsn = aof.AppendTransaction(many.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
+                    }
+                    else if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
                     else _aofLsn = aof.Append(Database, this, _propagateAs);
                 }
                 if (!_propagateNothing && cmd.HasStoreKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);

@@ -1,5 +1,5 @@
-// DumpFormat: Redis's DUMP/RESTORE payload for the value types we have (strings, which include HyperLogLogs, and the
-// collections in their plain RDB encodings, see RdbCollections):
+// DumpFormat: Redis's DUMP/RESTORE payload for the value types we have (strings, which include HyperLogLogs, the
+// collections in their plain RDB encodings, see RdbCollections, and streams in RDB type 19, see StreamRdb):
 //   [RDB type][the type's RDB encoding][RDB version, 2 bytes little-endian][CRC64 of all before, 8 bytes LE]
 // The string encodings and the CRC are RdbEncoding's. We write RDB version 10 (Redis 7.0) so older servers accept our
 // payloads, and accept up to 11 (Redis 7.2).
@@ -51,6 +51,7 @@ public static class DumpFormat
         error = "ERR Bad data format";
         var body = payload[..^10];
         if (body.Length < 1) return null;
+        if (StreamRdb.Reads(body[0])) return RestoreStream(body, ref error);
         if (body[0] is RdbCollections.TypeList or RdbCollections.TypeSet or RdbCollections.TypeHash or RdbCollections.TypeZSet2 or RdbCollections.TypeZSet || RdbCompact.Reads(body[0])) return RestoreCollection(body, ref error);
         if (body[0] != TypeString) return null;
         int at = 1;
@@ -58,6 +59,30 @@ public static class DumpFormat
         if (value is null || at != body.Length) return null;
         error = null;
         return value;
+    }
+
+    private static Garnet.server.Objects.CollectionObject? RestoreStream(ReadOnlySpan<byte> body, ref string? error)
+    {
+        var bytes = body.ToArray();
+        int at = 1;
+        try
+        {
+            var value = StreamRdb.Read(bytes[0],
+                () => { long n = RdbEncoding.ReadLength(bytes, ref at, out bool special); return n < 0 || special ? throw new InvalidDataException() : n; },
+                () => RdbEncoding.ReadULength(bytes, ref at, out ulong n) > 0 ? n : throw new InvalidDataException(),
+                () => RdbEncoding.ReadString(bytes, ref at) ?? throw new InvalidDataException(),
+                n =>
+                {
+                    if (bytes.Length - at < n) throw new InvalidDataException();
+                    var raw = bytes.AsSpan(at, n).ToArray();
+                    at += n;
+                    return raw;
+                });
+            if (at != bytes.Length) return null;
+            error = null;
+            return value;
+        }
+        catch (InvalidDataException) { return null; }
     }
 
     private static Garnet.server.Objects.CollectionObject? RestoreCollection(ReadOnlySpan<byte> body, ref string? error)

@@ -70,7 +70,7 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
         expiration = 0;
         if (!op.CreatesKey) { op.Missing(); return false; }
         var fresh = CollectionObject.Create(op.Kind);
-        if (!op.Apply(fresh) || fresh.Count == 0) return false;
+        if (!op.Apply(fresh) || fresh.IsEmpty) return false;
         op.Staged = fresh;
         return true;
     }
@@ -85,7 +85,7 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
     {
         if (Of(ref record, op) is not { } c) return UpdateAction.Abort;
         if (!op.Apply(c)) return UpdateAction.Abort;
-        return c.Count == 0 ? UpdateAction.Delete : UpdateAction.Done;
+        return c.IsEmpty ? UpdateAction.Delete : UpdateAction.Done;
     }
 
     public bool NeedCopyUpdate(ref RecordRef oldRecord, ref ObjectOperation op, ref NoOutput output, out int valueLength, out long expiration)
@@ -95,7 +95,7 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
         if (Of(ref oldRecord, op) is not { } c) return false;
         var copy = c.Clone();
         if (!op.Apply(copy)) return false;
-        if (copy.Count == 0) { valueLength = RecordRef.DeleteRecord; return true; }
+        if (copy.IsEmpty) { valueLength = RecordRef.DeleteRecord; return true; }
         op.Staged = copy;
         return true;
     }

@@ -1,6 +1,6 @@
 // ServerObjectSerializer: the server's object values as bytes (for the object log): one type byte, then the payload.
 // Type 1: LargeValue (the raw string bytes), which holds exactly this form, so it is lent and adopted without copies.
-// Types 2-5: collections (ObjectKind; the payload is the type's own, see CollectionObject.WritePayload). Dropped large values are reported to MemoryReclaimer: their memory is
+// Types 2-6: collections (ObjectKind; the payload is the type's own, see CollectionObject.WritePayload). Dropped large values are reported to MemoryReclaimer: their memory is
 // garbage the GC should give back soon (see docs/performance.md, "Memory with large values").
 using System.Buffers;
 using Garnet.common.Util;
@@ -30,7 +30,7 @@ public sealed class ServerObjectSerializer : Garnet.storage.Objects.IObjectSeria
     {
         if (bytes.Length == 0) throw new InvalidDataException("empty object");
         if (bytes[0] == LargeValue.SerializedType) return LargeValue.Copy(bytes[1..]);
-        if (bytes[0] is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.SortedSet)
+        if (bytes[0] is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.Stream)
             return Garnet.server.Objects.CollectionObject.Read((Garnet.server.Objects.ObjectKind)bytes[0], bytes[1..]);
         throw new InvalidDataException("unknown object type " + bytes[0]);
     }

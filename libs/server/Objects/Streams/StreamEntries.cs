@@ -1,0 +1,200 @@
+// StreamEntries: a stream's entries as an ordered list of StreamBlocks (Redis keeps listpacks under a radix tree keyed
+// by master ID; a sorted list of blocks searched by binary search gives the same O(log n) seek). Appends go to the
+// last block; a full block is sealed (trimmed to size) and a new one started.
+// Invariants:
+//  - Blocks are in ID order and never empty of live entries (a block whose last live entry goes is removed).
+//  - Length is the number of live entries; HeapBytes the bytes the blocks hold.
+namespace Garnet.server.Objects.Streams;
+
+public readonly record struct StreamEntry(StreamId Id, List<byte[]> Pairs);
+
+internal sealed class StreamEntries
+{
+    private readonly List<StreamBlock> _blocks = [];
+
+    public long Length { get; private set; }
+    public long HeapBytes { get; private set; }
+    public int BlockCount => _blocks.Count;
+    internal IReadOnlyList<StreamBlock> Blocks => _blocks;
+
+    public StreamEntries Clone()
+    {
+        var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes };
+        foreach (var b in _blocks) c._blocks.Add(b.ShallowCopy());
+        return c;
+    }
+
+    public void Append(StreamId id, ReadOnlySpan<byte[]> pairs)
+    {
+        var last = _blocks.Count > 0 ? _blocks[^1] : null;
+        if (last is null || !last.Fits(StreamBlock.EncodedSize(last.Master, last.MasterFields, id, pairs, out _)))
+        {
+            if (last is not null) HeapBytes -= last.Seal();
+            last = new StreamBlock();
+            _blocks.Add(last);
+            HeapBytes += 120;
+        }
+        HeapBytes += last.Append(id, pairs);
+        Length++;
+    }
+
+    /// <summary>Adds a block read whole (loading); its entries are above every present one.</summary>
+    internal void AddBlock(StreamBlock b)
+    {
+        if (b.Live == 0) return;
+        _blocks.Add(b);
+        HeapBytes += b.HeapBytes;
+        Length += b.Live;
+    }
+
+    /// <summary>Index of the last block whose master is &lt;= id (-1: none).</summary>
+    private int BlockAtOrBefore(StreamId id)
+    {
+        int lo = 0, hi = _blocks.Count - 1, found = -1;
+        while (lo <= hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if (_blocks[mid].Master <= id) { found = mid; lo = mid + 1; }
+            else hi = mid - 1;
+        }
+        return found;
+    }
+
+    public StreamId? FirstId()
+    {
+        foreach (var e in Range(StreamId.Min, StreamId.Max, false, withPairs: false)) return e.Id;
+        return null;
+    }
+
+    public StreamId? LastLiveId()
+    {
+        foreach (var e in Range(StreamId.Min, StreamId.Max, true, withPairs: false)) return e.Id;
+        return null;
+    }
+
+    /// <summary>Live entries with start &lt;= ID &lt;= end, ascending or (reverse) descending, read lazily.</summary>
+    public IEnumerable<StreamEntry> Range(StreamId start, StreamId end, bool reverse, bool withPairs = true)
+    {
+        if (start > end || _blocks.Count == 0) yield break;
+        if (!reverse)
+        {
+            int bi = Math.Max(0, BlockAtOrBefore(start));
+            for (; bi < _blocks.Count; bi++)
+            {
+                var b = _blocks[bi];
+                if (b.Master > end) yield break;
+                if (b.Last < start) continue;
+                int at = 0;
+                for (int i = 0; i < b.Count; i++)
+                {
+                    var id = b.ReadHeader(at, out byte flags, out int body);
+                    if (id > end) yield break;
+                    List<byte[]>? pairs = withPairs && (flags & StreamBlock.FlagDeleted) == 0 && id >= start ? new List<byte[]>() : null;
+                    at = b.ReadBody(body, flags, pairs);
+                    if ((flags & StreamBlock.FlagDeleted) != 0 || id < start) continue;
+                    yield return new StreamEntry(id, pairs ?? []);
+                }
+            }
+        }
+        else
+        {
+            int bi = BlockAtOrBefore(end);
+            for (; bi >= 0; bi--)
+            {
+                var b = _blocks[bi];
+                if (b.Last < start) yield break;
+                var offsets = b.Offsets();
+                for (int i = offsets.Length - 1; i >= 0; i--)
+                {
+                    var id = b.ReadHeader(offsets[i], out byte flags, out int body);
+                    if (id < start) yield break;
+                    if (id > end || (flags & StreamBlock.FlagDeleted) != 0) continue;
+                    List<byte[]>? pairs = withPairs ? new List<byte[]>() : null;
+                    b.ReadBody(body, flags, pairs);
+                    yield return new StreamEntry(id, pairs ?? []);
+                }
+            }
+        }
+    }
+
+    /// <summary>The live entry with this ID, or null.</summary>
+    public StreamEntry? Get(StreamId id)
+    {
+        foreach (var e in Range(id, id, false)) return e;
+        return null;
+    }
+
+    /// <summary>Deletes the live entry id; false when there is none.</summary>
+    public bool Delete(StreamId id)
+    {
+        int bi = BlockAtOrBefore(id);
+        if (bi < 0) return false;
+        var b = _blocks[bi];
+        if (b.Last < id) return false;
+        int at = 0;
+        for (int i = 0; i < b.Count; i++)
+        {
+            var eid = b.ReadHeader(at, out byte flags, out int body);
+            if (eid > id) return false;
+            if (eid == id)
+            {
+                if ((flags & StreamBlock.FlagDeleted) != 0) return false;
+                b.MarkDeleted(at);
+                Length--;
+                if (b.Live == 0) RemoveBlocks(bi, 1);
+                return true;
+            }
+            at = b.ReadBody(body, flags, null);
+        }
+        return false;
+    }
+
+    private void RemoveBlocks(int index, int count)
+    {
+        for (int i = index; i < index + count; i++) HeapBytes -= _blocks[i].HeapBytes;
+        _blocks.RemoveRange(index, count);
+    }
+
+    /// <summary>
+    /// Redis's streamTrim: removes whole blocks from the front while the stream stays at or above maxLen entries (or
+    /// their last ID is below minId); approx stops there, else entries of the next block are marked deleted. limit
+    /// (0: none) bounds the entries a trim may remove, in whole blocks. Returns the entries removed.
+    /// </summary>
+    public long Trim(bool byMinId, long maxLen, StreamId minId, bool approx, long limit)
+    {
+        long deleted = 0;
+        while (_blocks.Count > 0)
+        {
+            if (!byMinId && Length <= maxLen) break;
+            var b = _blocks[0];
+            long entries = b.Live, dead = b.Count - b.Live;
+            if (limit > 0 && deleted + entries > limit) break;
+            bool removeNode = byMinId ? b.Last < minId : Length - entries >= maxLen;
+            if (removeNode)
+            {
+                Length -= entries;
+                deleted += entries;
+                RemoveBlocks(0, 1);
+                continue;
+            }
+            if (approx) break;
+            int at = 0;
+            for (int i = 0; i < b.Count; i++)
+            {
+                if (!byMinId && Length <= maxLen) break;
+                int here = at;
+                var id = b.ReadHeader(at, out byte flags, out int body);
+                at = b.ReadBody(body, flags, null);
+                if ((flags & StreamBlock.FlagDeleted) != 0) continue;
+                if (byMinId && id >= minId) break;
+                b.MarkDeleted(here);
+                Length--;
+                deleted++;
+            }
+            if (b.Live == 0) RemoveBlocks(0, 1);
+            _ = dead;
+            break;
+        }
+        return deleted;
+    }
+}
