@@ -14,7 +14,7 @@ KEYS=${KEYS:-2000000}; SECONDS_PER_RUN=${RUN_SECONDS:-10}; PORT=${PORT:-7411}; D
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
 GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
 
-cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat; }
+cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat 2>/dev/null || echo 0; }
 
 start_server() { # name -> sets PID
   local name=$1 dir=$DATA/$1
