@@ -10,26 +10,8 @@ using System.Text;
 namespace Garnet.test;
 
 [TestFixture]
-public class RedisGeoCompatTests
+public class RedisGeoCompatTests : RedisSideBySide
 {
-    private RedisProcess? _redis;
-    private TestServer? _ours;
-
-    [OneTimeSetUp]
-    public void Start()
-    {
-        if (RedisProcess.Executable is null) Assert.Ignore("redis-server is not installed (apt-get install redis-server)");
-        _redis = new RedisProcess();
-        _ours = new TestServer();
-    }
-
-    [OneTimeTearDown]
-    public void Stop()
-    {
-        _redis?.Dispose();
-        _ours?.Dispose();
-    }
-
     private const string Basics = """
         GEOADD Sicily 13.361389 38.115556 Palermo 15.087269 37.502669 Catania
         ZRANGE Sicily 0 -1 WITHSCORES

@@ -10,26 +10,8 @@ using System.Text;
 namespace Garnet.test.Streams;
 
 [TestFixture]
-public class RedisStreamCompatTests
+public class RedisStreamCompatTests : RedisSideBySide
 {
-    private RedisProcess? _redis;
-    private TestServer? _ours;
-
-    [OneTimeSetUp]
-    public void Start()
-    {
-        if (RedisProcess.Executable is null) Assert.Ignore("redis-server is not installed (apt-get install redis-server)");
-        _redis = new RedisProcess();
-        _ours = new TestServer();
-    }
-
-    [OneTimeTearDown]
-    public void Stop()
-    {
-        _redis?.Dispose();
-        _ours?.Dispose();
-    }
-
     private const string Entries = """
         XADD s 1-1 a 1 b 2
         XADD s 1-* a 1 b 2
