@@ -68,10 +68,10 @@ public sealed class LogCompaction : IDisposable
 
     /// <summary>The expiry sweep (see ExpiredRecordSweeper), then a tombstone for each expired key it found buried below
     /// another key's record (it cannot be unlinked without a write); counts the keys out. Returns how many went.</summary>
-    private async Task<long> DropExpiredOnDiskAsync(CancellationToken cancel)
+    private async Task<long> DropExpiredOnDiskAsync(CancellationToken cancel, bool waitForSweep = false)
     {
         var buried = new List<byte[]>();
-        long dropped = await _host.Store.DropExpiredOnDiskAsync(buried, cancel).ConfigureAwait(false);
+        long dropped = await _host.Store.DropExpiredOnDiskAsync(buried, cancel, waitForSweep).ConfigureAwait(false);
         if (buried.Count > 0)
         {
             var writes = new OpResult();
@@ -170,15 +170,17 @@ public sealed class LogCompaction : IDisposable
         var log = store.Log;
         string dir = store.Settings.Directory;
         long diskBefore = DiskBytes(dir);
-        // First the cheap part: expired keys whose only version is on disk are dropped without writing anything.
-        long swept = await DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
+        // First the cheap part: expired keys whose only version is on disk are dropped without writing anything (after
+        // the periodic sweep in progress, if any: the sweep's page verdicts spare the scan below its chain walks), and
+        // the segments that leaves without live records are deleted.
+        long swept = await DropExpiredOnDiskAsync(cancel, waitForSweep: true).ConfigureAwait(false);
+        long reclaimedFirst = swept > 0 ? await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
         long segment = 1L << store.Settings.SegmentBits;
         long begin = log.BeginAddress, head = log.HeadAddress;
         long onDisk = (head >> store.Settings.SegmentBits << store.Settings.SegmentBits) - begin;
         if (onDisk < segment)
         {
-            long dropped = swept > 0 ? await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
-            return new CompactionResult(swept, 0, swept, dropped, diskBefore, DiskBytes(dir));
+            return new CompactionResult(swept, 0, swept, reclaimedFirst, diskBefore, DiskBytes(dir));
         }
         long until = begin + Math.Max(segment, onDisk / 4 >> store.Settings.SegmentBits << store.Settings.SegmentBits);
         until = until >> store.Settings.SegmentBits << store.Settings.SegmentBits;
@@ -194,7 +196,8 @@ public sealed class LogCompaction : IDisposable
             {
                 cancel.ThrowIfCancellationRequested();
                 batch.Clear();
-                more = await it.NextBatchAsync(batch, 4096).ConfigureAwait(false);
+                // A few pages per call: a log of mostly garbage yields few records, and cancellation is checked between calls.
+                more = await it.NextBatchAsync(batch, 4096, maxPages: 4).ConfigureAwait(false);
                 foreach (var r in batch)
                 {
                     cancel.ThrowIfCancellationRequested();
@@ -224,7 +227,7 @@ public sealed class LogCompaction : IDisposable
             }
         }
         _host.CountExpired(expired);
-        long reclaimed = await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
+        long reclaimed = reclaimedFirst + await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
         return new CompactionResult(examined, copied, expired + swept, reclaimed, diskBefore, DiskBytes(dir));
     }
 

@@ -215,9 +215,17 @@ public sealed unsafe class KVStore : IDisposable
     /// <summary>Drops expired keys whose records are on disk and are their key's only live version, without writing (see
     /// ExpiredRecordSweeper); returns the keys dropped. Expired keys with older versions are left to compaction; expired
     /// sole versions below another key's record are added to buried (when given), for the caller to delete
-    /// (StoreSession.DeleteIfExpired with lookOnDisk).</summary>
-    public Task<long> DropExpiredOnDiskAsync(List<byte[]>? buried = null, CancellationToken cancellation = default) =>
-        (_sweeper ??= new ExpiredRecordSweeper(this)).SweepAsync(buried, cancellation);
+    /// (StoreSession.DeleteIfExpired with lookOnDisk).
+    /// With waitForSweep, a sweep in progress is waited for and then this one runs; otherwise this call returns 0 at once.</summary>
+    public Task<long> DropExpiredOnDiskAsync(List<byte[]>? buried = null, CancellationToken cancellation = default, bool waitForSweep = false) =>
+        EnsureSweeper().SweepAsync(buried, waitForSweep, cancellation);
+
+    private ExpiredRecordSweeper EnsureSweeper()
+    {
+        if (Volatile.Read(ref _sweeper) is { } s) return s;
+        Interlocked.CompareExchange(ref _sweeper, new ExpiredRecordSweeper(this), null);
+        return _sweeper!;
+    }
 
     /// <summary>
     /// For an immutable record at address that the caller found expired, a sole version and not a tombstone: when it is still
@@ -235,6 +243,15 @@ public sealed unsafe class KVStore : IDisposable
     }
 
     internal enum DropOutcome { Dropped, NotHead, Unreachable }
+
+    /// <summary>False when the record at address can never again be reached from the index (its chain's entry lies below
+    /// it; see ExpiredRecordSweeper); true when it may be. Caller holds the epoch.</summary>
+    internal bool MayReach(ReadOnlySpan<byte> key, long address) =>
+        Index.TryFind(Util.KeyHash.Hash(key), out _, out long entry) && entry >= address;
+
+    /// <summary>The expiry sweep's verdict on [from, to) for the segment reclaimer (see ExpiredRecordSweeper.TryGetSuspects).</summary>
+    internal bool TryGetSweptSuspects(long from, long to, List<(long Address, byte[] Key)> suspects) =>
+        _sweeper is { } s && s.TryGetSuspects(from, to, Clock(), suspects);
 
     private readonly System.Collections.Concurrent.ConcurrentDictionary<long, long> _objectLogStartOfPage = new();
 

@@ -104,6 +104,15 @@ public sealed class KeyIterator : IDisposable
                 // The page is on disk: read what is left of it in one I/O and scan the copy.
                 var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
                 IteratorScan.ScanBuffer(bytes, Cursor, candidates);
+                // Where the expiry sweep has a verdict on the page, everything but its suspects is garbage: no chain walks.
+                var suspects = new List<(long Address, byte[] Key)>();
+                if (_store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
+                {
+                    var keep = suspects.Select(s => s.Address).ToHashSet();
+                    RecordsSeen += candidates.Count;
+                    candidates.RemoveAll(c => !keep.Contains(c.address));
+                    RecordsSeen -= candidates.Count;
+                }
             }
             RecordsSeen += candidates.Count;
             foreach (var (address, record, obj) in candidates)

@@ -4,7 +4,8 @@
 // walks segments from BeginAddress up and stops at the first one that still holds a live record, or that is not yet
 // wholly on disk (below HeadAddress). Dropping superseded records and tombstones changes no key's value: every older
 // record a dropped tombstone hid lies below it, so it is dropped too. Moving live records forward is compaction
-// (not done here).
+// (not done here). Where the expiry sweep has a verdict on every page of a segment (ExpiredRecordSweeper), only its
+// suspects are checked; otherwise every record is.
 using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
@@ -33,6 +34,13 @@ internal static class SegmentReclaimer
     private static async Task<bool> HoldsLiveRecordAsync(KVStore store, long from, long to)
     {
         var log = store.Log;
+        var suspects = new List<(long Address, byte[] Key)>();
+        if (store.TryGetSweptSuspects(from, to, suspects))
+        {
+            foreach (var (address, key) in suspects)
+                if (await KeyIterator.IsNewestKeyRecordBelowAsync(store, key, address, long.MaxValue).ConfigureAwait(false)) return true;
+            return false;
+        }
         var candidates = new List<(long, byte[], byte[]?)>();
         // One pooled page buffer for the whole walk: a fresh page-sized array per page would be large-object garbage.
         byte[] bytes = System.Buffers.ArrayPool<byte>.Shared.Rent(log.PageSize);
