@@ -23,6 +23,7 @@ TMP=$(mktemp -d /tmp/garnet-docker-test-XXXXXX)
 NUGET_CACHE=${GARNET_DOCKER_NUGET_CACHE:-/var/tmp/garnet-docker-nuget}
 RUN_OPTS=(--runtime runc --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --health-interval disable)
 passed=0; failed=0
+SCRIPT_START=$(date +%s)
 
 log() { echo "docker-test: $*"; }
 cleanup() {
@@ -44,7 +45,8 @@ fi
 
 BUILD_ARGS=()
 if [ "${GARNET_IMAGE_BASE:-local}" = local ]; then
-  mapfile -t bases < <(bash scripts/docker-local-base.sh | tail -2)
+  bash scripts/docker-local-base.sh >"$TMP/bases" || fail "scripts/docker-local-base.sh"
+  mapfile -t bases < <(tail -2 "$TMP/bases")
   BUILD_ARGS+=(--build-arg "RUNTIME_IMAGE=${bases[0]}" --build-arg "SDK_IMAGE=${bases[1]}")
 else
   command -v podman >/dev/null 2>&1 || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; }
@@ -129,4 +131,5 @@ expect "data from the first container" value:1 "$(cli --no-auth-warning -a s3cre
 podman stop -t 30 "$NAME-2" >/dev/null 2>&1
 expect "second container's exit code after SIGTERM" 0 "$(podman inspect "$NAME-2" --format '{{.State.ExitCode}}')"
 
+log "total $(( $(date +%s) - SCRIPT_START )) s"
 echo "docker: $passed passed, $failed failed"

@@ -20,6 +20,7 @@ export NUGET_PACKAGES=$TMP/nuget-packages
 VERSION=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' Directory.Build.props | head -1)
 SERVER_PID=""
 passed=0; failed=0
+SCRIPT_START=$(date +%s)
 
 log() { echo "package-test: $*"; }
 cleanup() {
@@ -127,4 +128,5 @@ cat "$TMP/sample.log" | sed 's/^/  /'
 expect "samples/EmbeddedCheck against Garnet.Host + Garnet.Client packages ($(( $(date +%s) - start )) s)" 0 "$rc"
 rm -rf samples/EmbeddedCheck/bin samples/EmbeddedCheck/obj
 
+log "total $(( $(date +%s) - SCRIPT_START )) s"
 echo "packages: $passed passed, $failed failed"
