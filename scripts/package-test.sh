@@ -40,13 +40,9 @@ fi
 mkdir -p "$FEED"
 rm -f "$FEED"/Garnet.*.nupkg "$FEED"/Garnet.*.snupkg "$FEED"/garnet-cache-server.*
 start=$(date +%s)
-# The tool's and the client's packs build everything; the libraries the tool references then pack without building.
-for proj in main/GarnetServer/GarnetServer.csproj libs/client/Garnet.client.csproj \
-            libs/host/Garnet.host.csproj libs/server/Garnet.server.csproj libs/common/Garnet.common.csproj libs/storage/Garnet.storage.csproj; do
-  case "$proj" in libs/client/*|main/*) build=() ;; *) build=(--no-build) ;; esac
-  dotnet pack "$proj" -c Release -o "$FEED" --nologo -v quiet "${build[@]}" >"$TMP/pack.log" 2>&1 \
-    || { cat "$TMP/pack.log"; fail "dotnet pack $proj"; }
-done
+# One pack of scripts/packages.slnf (the six packable projects of Garnet.sln): one build, in dependency order.
+dotnet pack scripts/packages.slnf -c Release -o "$FEED" --nologo -v quiet >"$TMP/pack.log" 2>&1 \
+  || { cat "$TMP/pack.log"; fail "dotnet pack scripts/packages.slnf"; }
 ok "packed 6 packages in $(( $(date +%s) - start )) s into artifacts/packages"
 
 # 2. metadata
