@@ -30,7 +30,7 @@ if ! have "$RUNTIME_IMAGE" || ! have "$SDK_IMAGE"; then
   cleanup() {
     # debootstrap mounts proc (and may bind /dev) inside the tree: unmount whatever is left before deleting, and never
     # cross into another file system.
-    grep -o " $ROOT/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    { grep -o " $ROOT/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf --one-file-system "$ROOT"
   }
   trap cleanup EXIT
