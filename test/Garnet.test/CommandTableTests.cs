@@ -97,13 +97,23 @@ public class CommandTableTests : ServerFixture
     public void KeyPositionsFromTheTable()
     {
         // The legacy first/last/step extraction that COMMAND GETKEYS and cluster routing use.
+        static byte[][] Args(string line) => line.Split(' ').Select(System.Text.Encoding.UTF8.GetBytes).ToArray();
         var def = new CommandDefinition { Name = "mset", Arity = -3, Keys = new KeyRange(1, -1, 2) };
         var positions = new List<int>();
-        def.GetKeyPositions(7, positions);
+        def.GetKeyPositions(Args("MSET a 1 b 2 c 3"), positions);
         Assert.That(positions, Is.EqualTo(new[] { 1, 3, 5 }));
         positions.Clear();
-        new CommandDefinition { Name = "get", Arity = 2, Keys = new KeyRange(1, 1, 1) }.GetKeyPositions(2, positions);
+        new CommandDefinition { Name = "get", Arity = 2, Keys = new KeyRange(1, 1, 1) }.GetKeyPositions(Args("GET a"), positions);
         Assert.That(positions, Is.EqualTo(new[] { 1 }));
+        // Redis's keyword spec (XREAD): the first half of what follows STREAMS, the keyword matched in any case
+        var xread = new CommandDefinition { Name = "xread", Arity = -4, KeysAfterKeyword = new("STREAMS", 1, 2) };
+        foreach (var (line, expected) in new[] { ("XREAD COUNT 2 streams a b 0 0", new[] { 4, 5 }), ("XREAD STREAMS a b 0", [2]),
+                     ("XREAD COUNT 1 a 0", []), ("XREAD a b STREAMS", []), ("XREAD STREAMS STREAMS a 0 0", [2, 3]) })
+        {
+            positions.Clear();
+            xread.GetKeyPositions(Args(line), positions);
+            Assert.That(positions, Is.EqualTo(expected), line);
+        }
     }
 
     [Test]

@@ -70,44 +70,59 @@ public static class CommandCommands
         var flags = s_flagNames.Where(f => (c.Flags & f.flag) != 0).Select(f => f.name).ToList();
         w.WriteSetHeader(flags.Count);
         foreach (var f in flags) w.WriteSimpleString(f);
-        w.WriteInteger(c.Keys.First);
-        w.WriteInteger(c.Keys.Last);
-        w.WriteInteger(c.Keys.Step);
+        // a keyword key spec has no legacy range: Redis says 0 0 0 (movablekeys) for it
+        var legacy = c.KeysAfterKeyword is null ? c.Keys : KeyRange.None;
+        w.WriteInteger(legacy.First);
+        w.WriteInteger(legacy.Last);
+        w.WriteInteger(legacy.Step);
         var cats = AclCategoryNames(c.Acl).ToList();
         w.WriteSetHeader(cats.Count);
         foreach (var cat in cats) w.WriteSimpleString("@" + cat);
         w.WriteSetHeader(c.Tips.Length);
         foreach (var t in c.Tips) w.WriteSimpleString(t);
         WriteKeySpecs(w, c);
-        w.WriteArrayHeader(c.Subcommands.Length);
+        // as Redis: an empty set when there are none (RESP3 ~0), else an array
+        if (c.Subcommands.Length == 0) w.WriteSetHeader(0);
+        else w.WriteArrayHeader(c.Subcommands.Length);
         foreach (var sub in c.Subcommands) WriteInfo(w, sub);
     }
 
     private static void WriteKeySpecs(RespWriter w, CommandDefinition c)
     {
-        if (!c.Keys.HasKeys) { w.WriteArrayHeader(0); return; }
+        // a set of key specs (RESP3 ~), as Redis
+        if (!c.Keys.HasKeys && c.KeysAfterKeyword is null) { w.WriteSetHeader(0); return; }
         string[] flags = c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
             : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
-        int lastKey = c.Keys.Last < 0 ? c.Keys.Last : c.Keys.Last - c.Keys.First;
-        w.WriteArrayHeader(1);
+        var kw = c.KeysAfterKeyword;
+        int lastKey = kw is not null ? -1 : c.Keys.Last < 0 ? c.Keys.Last : c.Keys.Last - c.Keys.First;
+        w.WriteSetHeader(1);
         w.WriteMapHeader(3);
         w.WriteBulkString("flags");
         w.WriteSetHeader(flags.Length);
         foreach (var f in flags) w.WriteSimpleString(f);
         w.WriteBulkString("begin_search");
         w.WriteMapHeader(2);
-        w.WriteBulkString("type"); w.WriteBulkString("index");
+        w.WriteBulkString("type"); w.WriteBulkString(kw is not null ? "keyword" : "index");
         w.WriteBulkString("spec");
-        w.WriteMapHeader(1);
-        w.WriteBulkString("index"); w.WriteInteger(c.Keys.First);
+        if (kw is not null)
+        {
+            w.WriteMapHeader(2);
+            w.WriteBulkString("keyword"); w.WriteBulkString(kw.Keyword);
+            w.WriteBulkString("startfrom"); w.WriteInteger(kw.StartFrom);
+        }
+        else
+        {
+            w.WriteMapHeader(1);
+            w.WriteBulkString("index"); w.WriteInteger(c.Keys.First);
+        }
         w.WriteBulkString("find_keys");
         w.WriteMapHeader(2);
         w.WriteBulkString("type"); w.WriteBulkString("range");
         w.WriteBulkString("spec");
         w.WriteMapHeader(3);
         w.WriteBulkString("lastkey"); w.WriteInteger(lastKey);
-        w.WriteBulkString("keystep"); w.WriteInteger(c.Keys.Step);
-        w.WriteBulkString("limit"); w.WriteInteger(0);
+        w.WriteBulkString("keystep"); w.WriteInteger(kw is not null ? 1 : c.Keys.Step);
+        w.WriteBulkString("limit"); w.WriteInteger(kw?.Limit ?? 0);
     }
 
     public static void Docs(RespServerSession s)
@@ -177,7 +192,7 @@ public static class CommandCommands
         if (!cmd.HasStoreKeys) { s.WriteError("ERR The command has no key arguments"); return; }
         if (!cmd.ArityMatches(argc)) { s.WriteError("ERR Invalid number of arguments specified for command"); return; }
         var positions = new List<int>();
-        cmd.GetKeyPositions(argc, positions);
+        CommandDefinition.GetKeyPositions(cmd.KeysOf(s, offset: 2), argc, positions);
         if (positions.Count == 0 && (cmd.Flags & CommandFlags.NoMandatoryKeys) == 0)
         {
             s.WriteError("ERR Invalid arguments specified for command");

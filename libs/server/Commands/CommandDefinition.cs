@@ -76,6 +76,35 @@ public readonly record struct KeyRange(int First, int Last, int Step)
     public int Stride => Math.Max(1, Step);
 }
 
+/// <summary>Redis's keyword key spec (begin_search keyword, find_keys range with lastkey -1): the keys start after the first
+/// Keyword (any case) at an index from StartFrom to argc - 2, and are the first 1/Limit of the arguments after it (XREAD,
+/// XREADGROUP: STREAMS k1 k2 id1 id2 with Limit 2). No keyword, or nothing after it, means no keys.</summary>
+public sealed class KeywordKeySpec
+{
+    public KeywordKeySpec(string keyword, int startFrom, int limit)
+    {
+        Keyword = keyword; StartFrom = startFrom; Limit = limit;
+        KeywordUpper = System.Text.Encoding.ASCII.GetBytes(keyword.ToUpperInvariant());
+    }
+
+    public string Keyword { get; }
+    public int StartFrom { get; }
+    public int Limit { get; }
+    internal byte[] KeywordUpper { get; }
+
+    /// <summary>The keys as an absolute range, given the index of the keyword (or -1) in a request of argc arguments.</summary>
+    internal KeyRange Resolve(int keywordAt, int argc)
+    {
+        if (keywordAt < 0) return NoKeys;
+        int first = keywordAt + 1;
+        int last = first + (argc - first) / Math.Max(1, Limit) - 1;
+        return last < first ? NoKeys : new KeyRange(first, last, 1);
+    }
+
+    /// <summary>An empty range (First &gt; its last index) that still reads as HasKeys, so loops over it do nothing.</summary>
+    internal static readonly KeyRange NoKeys = new(1, 0, 1);
+}
+
 public sealed class CommandDefinition
 {
     public required string Name { get; init; }             // lower case, e.g. "get" or "setname" for a subcommand
@@ -97,8 +126,34 @@ public sealed class CommandDefinition
     /// COMMAND INFO describes them, but they are not locked, watched or returned by COMMAND GETKEYS.</summary>
     public bool KeysAreChannels { get; init; }
 
+    /// <summary>The keys are found by a keyword (Redis's keyword key spec) instead of Keys, which then covers every argument
+    /// from 1 on for COMMAND INFO's purposes only. Every user of a request's keys asks KeysOf, never Keys, so locking,
+    /// read-ahead, WATCH, tracking, blocked-client signals, EXEC and scripts see the same keys as COMMAND GETKEYS.</summary>
+    public KeywordKeySpec? KeysAfterKeyword { get; init; }
+
     /// <summary>The command names keys of the store (locked while it runs, touched for WATCH, signalled for blocked clients).</summary>
-    public bool HasStoreKeys => Keys.HasKeys && !KeysAreChannels;
+    public bool HasStoreKeys => (Keys.HasKeys || KeysAfterKeyword is not null) && !KeysAreChannels;
+
+    /// <summary>The key positions of the request being run by s (arguments from offset on: 2 for COMMAND GETKEYS), as a
+    /// range; for a keyword spec the range is absolute (Last &gt;= 0) and may be empty.</summary>
+    public KeyRange KeysOf(RespServerSession s, int offset = 0)
+    {
+        if (KeysAfterKeyword is not { } spec) return Keys;
+        int argc = s.Argc - offset, at = -1;
+        for (int i = spec.StartFrom; i < argc - 1; i++)
+            if (System.Text.Ascii.EqualsIgnoreCase(s.Arg(i + offset), spec.KeywordUpper)) { at = i; break; }
+        return spec.Resolve(at, argc);
+    }
+
+    /// <summary>KeysOf for a request held as its arguments (queued in MULTI, called from a script).</summary>
+    public KeyRange KeysOf(byte[][] args)
+    {
+        if (KeysAfterKeyword is not { } spec) return Keys;
+        int at = -1;
+        for (int i = spec.StartFrom; i < args.Length - 1; i++)
+            if (System.Text.Ascii.EqualsIgnoreCase(args[i], spec.KeywordUpper)) { at = i; break; }
+        return spec.Resolve(at, args.Length);
+    }
 
     /// <summary>The handler can leave its own disk read to finish later (StorageSession.DeferPending: GET): alone in its batch
     /// it is not read ahead first (one lookup instead of two); with requests behind it, it is, so their reads overlap.</summary>
@@ -122,12 +177,15 @@ public sealed class CommandDefinition
     /// <summary>Key-spec flags for COMMAND INFO (e.g. "RW", "access", "update"); derived from Flags when empty.</summary>
     public string[] KeySpecFlags { get; init; } = [];
 
-    /// <summary>Adds the argument positions that are keys, for a request of argc arguments (legacy first/last/step).</summary>
-    public void GetKeyPositions(int argc, List<int> positions)
+    /// <summary>Adds the argument positions that are keys of a request held as its arguments (name first).</summary>
+    public void GetKeyPositions(byte[][] args, List<int> positions) => GetKeyPositions(KeysOf(args), args.Length, positions);
+
+    /// <summary>Adds the argument positions that are keys, given the request's range (KeysOf) and its argc.</summary>
+    public static void GetKeyPositions(KeyRange keys, int argc, List<int> positions)
     {
-        if (!Keys.HasKeys) return;
-        int last = Keys.Last < 0 ? argc + Keys.Last : Keys.Last;
-        for (int i = Keys.First; i <= last && i < argc; i += Math.Max(1, Keys.Step)) positions.Add(i);
+        if (!keys.HasKeys) return;
+        int last = keys.Last < 0 ? argc + keys.Last : keys.Last;
+        for (int i = keys.First; i <= last && i < argc; i += keys.Stride) positions.Add(i);
     }
 
     public bool ArityMatches(int argc) => Arity >= 0 ? argc == Arity : argc >= -Arity;

@@ -57,7 +57,7 @@ public sealed class ScriptRun
             Wrote = true;
             if (cmd.HasStoreKeys)
             {
-                var keys = cmd.Keys;
+                var keys = cmd.KeysOf(args);
                 for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) Written.Add((Session.Database, args[i]));
             }
         }

@@ -1,6 +1,6 @@
 // CommandKeyLocks: takes and releases the key-name stripes of one running command (see Storage/KeyLocks).
 // Invariants:
-//  - The keys are the ones the command table names (first, last, step), so dispatch, COMMAND GETKEYS and locking agree.
+//  - The keys are the ones the command table names (CommandDefinition.KeysOf), so dispatch, COMMAND GETKEYS and locking agree.
 //  - Exclusive when the row says the command is multi-step (CommandDefinition.LocksKeysExclusively) or when a write
 //    names more than one key; a write of one key takes Write, a read of one key Read, a read of several MultiRead.
 //    With the AOF on (orderWrites), every write is Exclusive: two writes of one key then run, and are logged, in turn.
@@ -24,7 +24,7 @@ internal sealed class CommandKeyLocks
     /// <summary>Takes the stripes of the command's keys. Returns false when the command names no key.</summary>
     public bool Acquire(CommandDefinition cmd, RespServerSession s, bool orderWrites)
     {
-        var keys = cmd.Keys;
+        var keys = cmd.KeysOf(s);
         int argc = s.Argc;
         int last = keys.LastIndex(argc);
         int step = keys.Stride;

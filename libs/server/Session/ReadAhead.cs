@@ -70,7 +70,7 @@ internal sealed class ReadAhead
             for (long i = 3, end = Math.Min(_session.Argc, 3 + n); i < end; i++) any |= st.ReadAhead(_session.Arg((int)i));
             return any;
         }
-        var keys = cmd.Keys;
+        var keys = cmd.KeysOf(_session);
         for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i));
         return any;
     }

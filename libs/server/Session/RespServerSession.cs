@@ -592,7 +592,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
     private void KeysChanged(CommandDefinition cmd)
     {
-        var keys = cmd.Keys;
+        var keys = cmd.KeysOf(this);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) KeyChanged(Database, Arg(i));
     }
 
@@ -605,7 +605,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void RememberReads(CommandDefinition cmd)
     {
-        var keys = cmd.Keys;
+        var keys = cmd.KeysOf(this);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Tracking.Remember(this, Arg(i));
     }
 
@@ -693,7 +693,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void SignalBlocked(CommandDefinition cmd)
     {
-        var keys = cmd.Keys;
+        var keys = cmd.KeysOf(this);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Blocked.Signal(Database, Arg(i));
     }
 

@@ -75,7 +75,7 @@ public static class TransactionCommands
         // A keyless write (FLUSHALL, SWAPDB) or admin command (CONFIG SET appendonly, ...) may take every key lock itself:
         // then EXEC holds them all.
         // A script (EVAL, FCALL) may touch any key: it needs them all too.
-        bool everyKey = queued.Any(q => (!q.Command.Keys.HasKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0) || (q.Command.Acl & AclCategories.Scripting) != 0);
+        bool everyKey = queued.Any(q => (!q.Command.HasStoreKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0) || (q.Command.Acl & AclCategories.Scripting) != 0);
         var locks = s.KeyLocksOfExec;
         if (everyKey) s.Server.Store.Locks.EnterAll();
         else locks.AcquireExclusive(queued.SelectMany(q => KeysOf(q.Command, q.Args)).Concat(t.WatchedKeys.Select(w => w.Key)));
@@ -124,8 +124,8 @@ public static class TransactionCommands
     /// <summary>The key arguments of a queued command (as the command table names them).</summary>
     internal static IEnumerable<byte[]> KeysOf(CommandDefinition cmd, byte[][] args)
     {
-        var keys = cmd.Keys;
         if (!cmd.HasStoreKeys) yield break;
+        var keys = cmd.KeysOf(args);
         for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) yield return args[i];
     }
 }
