@@ -35,6 +35,7 @@ internal sealed class LuaRuntime : IDisposable
     {
         _alloc = new LuaAllocator(memoryLimit);
         _lua = new Lua(_alloc.Delegate, IntPtr.Zero) { Encoding = Encoding.UTF8 };
+        _alloc.Install(_lua.Handle);
         _alloc.Unbounded++;
         try
         {
@@ -286,7 +287,11 @@ internal sealed class LuaRuntime : IDisposable
 
     public void CollectGarbage() => _lua.GarbageCollector(LuaGC.Collect, 0);
 
-    public void Dispose() => _lua.Dispose();
+    public void Dispose()
+    {
+        _lua.Dispose();
+        _alloc.Dispose();
+    }
 }
 
 internal sealed record RegisteredFunction(string Name, string? Description, string[] Flags, int Ref);
