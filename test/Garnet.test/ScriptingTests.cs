@@ -247,8 +247,9 @@ public class ScriptingTests : ServerFixture
             Thread.Sleep(300);
             RespAssert.Simple(other.Execute("SCRIPT", "KILL"), "OK");
             Assert.That(c.Read().Text, Does.StartWith("ERR Script killed"));
-            // A script that wrote cannot be killed; it ends by itself here.
-            c.Send("EVAL", "redis.call('SET', 'sc:w', '1') local t = os.clock() while os.clock() - t < 1 do end return 2", "0");
+            // A script that wrote cannot be killed; it ends by itself here (os.clock is the process's CPU time, which runs up to
+            // twice as fast as the wall clock on two busy cores: 3 s of it is at least 1.5 s here).
+            c.Send("EVAL", "redis.call('SET', 'sc:w', '1') local t = os.clock() while os.clock() - t < 3 do end return 2", "0");
             Thread.Sleep(400);
             Assert.That(other.Execute("SCRIPT", "KILL").Text, Does.StartWith("UNKILLABLE Sorry the script already executed write commands"));
             RespAssert.Integer(c.Read(), 2);

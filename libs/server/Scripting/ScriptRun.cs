@@ -51,6 +51,17 @@ public sealed class ScriptRun
         }
     }
 
+    private Task? _gate;
+
+    /// <summary>For the busy gate: one task per run, shared by every waiter, that completes when the run ends or when it
+    /// reaches busy-reply-threshold (remainingMs from now, as the first waiter computed it).</summary>
+    internal Task GateTask(long remainingMs)
+    {
+        var done = DoneTask;
+        if (done.IsCompleted) return done;
+        lock (this) return _gate ??= Task.WhenAny(done, Task.Delay(TimeSpan.FromMilliseconds(remainingMs + 1)));
+    }
+
     internal void Finish()
     {
         TaskCompletionSource? done;

@@ -10,8 +10,12 @@
 //  - Lock order: _serial (script runs outside EXEC queue there, asleep), then key stripes, then _gate (FUNCTION LOAD
 //    holds every stripe as a keyless write, then compiles under _gate). A script inside EXEC skips _serial: it holds
 //    every stripe already, and a run holding _serial waits for stripes only, never for _gate's holder.
-//  - Other clients arriving while a script runs wait for it (RespServerSession's busy gate) up to busy-reply-threshold,
-//    then get -BUSY; commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through.
+//  - Handing over: a run that ends while another waits for _serial leaves every stripe taken (EnterAll's flag up, no
+//    stripe entered since its scan) for that one, at most MaxHandovers times in a row; the next run then skips the scan.
+//    Only a thread about to take _serial is counted (_queued), so the flag never stays up with no run to come.
+//  - Other clients arriving while a script runs wait for it (BusyGate) up to busy-reply-threshold, then get -BUSY;
+//    commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through. The wait spins briefly, then
+//    holds no thread: the session leaves the request unconsumed and runs it again when GateTask completes.
 using Garnet.common.Resp;
 using Garnet.server.Session;
 using KeraLua;
@@ -266,7 +270,7 @@ public sealed class ScriptRunner : IDisposable
             busy = run.IsEval ? BusyScript : BusyFunction;
             return GateOutcome.Busy;
         }
-        wait = threshold > 0 ? Task.WhenAny(done, Task.Delay(TimeSpan.FromMilliseconds(remaining + 1))) : done;
+        wait = threshold > 0 ? run.GateTask(remaining) : done;
         return GateOutcome.WaitLater;
     }
 
