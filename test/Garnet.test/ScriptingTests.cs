@@ -247,13 +247,151 @@ public class ScriptingTests : ServerFixture
             Thread.Sleep(300);
             RespAssert.Simple(other.Execute("SCRIPT", "KILL"), "OK");
             Assert.That(c.Read().Text, Does.StartWith("ERR Script killed"));
-            // A script that wrote cannot be killed; it ends by itself here.
-            c.Send("EVAL", "redis.call('SET', 'sc:w', '1') local t = os.clock() while os.clock() - t < 1 do end return 2", "0");
+            // A script that wrote cannot be killed; it ends by itself here (os.clock is the process's CPU time, which runs up to
+            // twice as fast as the wall clock on two busy cores: 3 s of it is at least 1.5 s here).
+            c.Send("EVAL", "redis.call('SET', 'sc:w', '1') local t = os.clock() while os.clock() - t < 3 do end return 2", "0");
             Thread.Sleep(400);
             Assert.That(other.Execute("SCRIPT", "KILL").Text, Does.StartWith("UNKILLABLE Sorry the script already executed write commands"));
             RespAssert.Integer(c.Read(), 2);
         }
         finally { c.Execute("CONFIG", "SET", "busy-reply-threshold", "5000"); }
+    }
+
+    [Test, CancelAfter(60000)]
+    public void ClientsWaitingAtTheBusyGateLeaveTheirThreadFree()
+    {
+        // Many clients send a command while a script runs: each waits without a thread, so a further client (SCRIPT
+        // KILL, allowed while busy) is still served at once; a thread blocked per waiter would starve the pool.
+        using var c = C();
+        using var killer = C();
+        c.Execute("CONFIG", "SET", "busy-reply-threshold", "20000");
+        var waiters = Enumerable.Range(0, 48).Select(_ => C()).ToList();
+        try
+        {
+            c.Execute("SET", "sc:gate", "v");
+            c.Send("EVAL", "local i = 0 while true do i = i + 1 end", "0");
+            WaitUntilBusy(killer);
+            foreach (var w in waiters) w.Send("GET", "sc:gate");
+            Thread.Sleep(200); // the waiters' requests have arrived
+            var sw = System.Diagnostics.Stopwatch.StartNew();
+            RespAssert.Simple(killer.Execute("SCRIPT", "KILL"), "OK");
+            Assert.That(sw.ElapsedMilliseconds, Is.LessThan(3000), "SCRIPT KILL was served while 48 clients waited");
+            Assert.That(c.Read().Text, Does.StartWith("ERR Script killed by user with SCRIPT KILL..."));
+            foreach (var w in waiters) RespAssert.Bulk(w.Read(), "v");
+            // Past busy-reply-threshold the waiters get BUSY (and later requests of theirs still run, in order).
+            c.Execute("CONFIG", "SET", "busy-reply-threshold", "300");
+            c.Send("EVAL", "local i = 0 while true do i = i + 1 end", "0");
+            WaitUntilBusy(killer);
+            foreach (var w in waiters.Take(8))
+            {
+                w.Send("GET", "sc:gate");
+                w.Send("PING");
+            }
+            foreach (var w in waiters.Take(8))
+                RespAssert.Error(w.Read(), "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            foreach (var w in waiters.Take(8))
+                RespAssert.Error(w.Read(), "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            RespAssert.Simple(killer.Execute("SCRIPT", "KILL"), "OK");
+            Assert.That(c.Read().Text, Does.StartWith("ERR Script killed"));
+            foreach (var w in waiters.Take(8)) RespAssert.Simple(w.Execute("PING"), "PONG");
+        }
+        finally
+        {
+            foreach (var w in waiters) w.Dispose();
+            c.Execute("CONFIG", "SET", "busy-reply-threshold", "5000");
+        }
+    }
+
+    /// <summary>Gives a script just sent time to start (no allow-busy command tells whether an EVAL runs).</summary>
+    private static void WaitUntilBusy(RespClient _) => Thread.Sleep(200);
+
+    [Test]
+    public void ScriptsFromManyClientsStayAtomicAndLetOtherCommandsThrough()
+    {
+        // Several clients run scripts at once (scripts queued behind one another share one taking of every key lock);
+        // a reader never sees a script half-way, and plain commands of another client still run meanwhile.
+        using var setup = C();
+        setup.Execute("MSET", "sc:mc:a", "0", "sc:mc:b", "0", "sc:mc:n", "0");
+        const string script = "for i = 1, 20 do redis.call('DECR', 'sc:mc:a'); redis.call('INCR', KEYS[1]) end return 1";
+        bool stop = false;
+        int bad = 0, reads = 0, incrs = 0;
+        var reader = Task.Run(() =>
+        {
+            using var r = C();
+            while (!Volatile.Read(ref stop))
+            {
+                var v = r.Execute("MGET", "sc:mc:a", "sc:mc:b").Elements!;
+                if (long.Parse(v[0].Text!) + long.Parse(v[1].Text!) != 0) bad++;
+                reads++;
+            }
+        });
+        var plain = Task.Run(() =>
+        {
+            using var r = C();
+            while (!Volatile.Read(ref stop)) { r.Execute("INCR", "sc:mc:n"); incrs++; }
+        });
+        var writers = Enumerable.Range(0, 6).Select(_ => Task.Run(() =>
+        {
+            using var w = C();
+            for (int i = 0; i < 100; i++)
+            {
+                // pipelined, so scripts queue behind each other
+                for (int j = 0; j < 8; j++) w.Send("EVAL", script, "1", "sc:mc:b");
+                for (int j = 0; j < 8; j++) RespAssert.Integer(w.Read(), 1);
+            }
+        })).ToArray();
+        Task.WaitAll(writers);
+        Volatile.Write(ref stop, true);
+        Task.WaitAll(reader, plain);
+        Assert.That(bad, Is.EqualTo(0), "no reader saw a script half-way");
+        Assert.That(reads, Is.GreaterThan(0));
+        Assert.That(incrs, Is.GreaterThan(0));
+        RespAssert.Bulk(setup.Execute("GET", "sc:mc:b"), (6 * 100 * 8 * 20).ToString());
+        RespAssert.Bulk(setup.Execute("GET", "sc:mc:a"), (-6 * 100 * 8 * 20).ToString());
+    }
+
+    [Test]
+    public void GetKeysOfScriptCommands()
+    {
+        // As redis-server 7.0/7.2 (compared side by side): the numkeys keys after the script, sha or function name.
+        using var c = C();
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "a", "b" }));
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "EVALSHA", "abc", "1", "k").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "k" }));
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "EVAL_RO", "x", "1", "k", "v").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "k" }));
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "EVALSHA_RO", "s", "1", "a").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "a" }));
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "FCALL", "f", "2", "a", "b").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "a", "b" }));
+        Assert.That(c.Execute("COMMAND", "GETKEYS", "FCALL_RO", "f", "1", "a", "b").Elements!.Select(e => e.Text), Is.EqualTo(new[] { "a" }));
+        // no key, a bad or too large numkeys: no keys (no_mandatory_keys), as Redis
+        foreach (var args in new[] { new[] { "0" }, new[] { "-1", "a" }, new[] { "abc", "a" }, new[] { "3", "a", "b" } })
+            Assert.That(c.Execute(new object[] { "COMMAND", "GETKEYS", "EVAL", "return 1" }.Concat(args).ToArray()).Elements, Is.Empty, string.Join(' ', args));
+        RespAssert.Error(c.Execute("COMMAND", "GETKEYS", "EVAL", "x"), "ERR Invalid number of arguments specified for command");
+        // COMMAND INFO describes the keynum key spec
+        var info = c.Execute("COMMAND", "INFO", "EVAL").Elements![0].Elements!;
+        string specs = Flatten(info[8]);
+        Assert.That(specs, Is.EqualTo("notes We cannot tell how the keys will be used so we assume the worst, RW and UPDATE flags RW access update begin_search type index spec index 2 find_keys type keynum spec keynumidx 0 firstkey 1 keystep 1"));
+        Assert.That(Flatten(c.Execute("COMMAND", "INFO", "EVALSHA_RO").Elements![0].Elements![8]), Does.StartWith("flags RO access begin_search"));
+        Assert.That(Flatten(c.Execute("COMMAND", "INFO", "FCALL_RO").Elements![0].Elements![6]), Does.Not.Contain("@read"));
+    }
+
+    private static string Flatten(RespValue v) => v.Elements is { } e ? string.Join(' ', e.Select(Flatten)) : v.Text ?? v.Integer.ToString();
+
+    [Test]
+    public void TailCallErrorCarriesTheScriptLine()
+    {
+        using var c = C();
+        const string one = "return redis.call('nosuch')";
+        RespAssert.Error(c.Execute("EVAL", one, "0"), $"ERR Unknown Redis command called from script script: {Sha(one)}, on @user_script:1.");
+        // strings and comments that look like the call are left alone; the line is the statement's
+        const string three = "local s = 'return redis.call(\\'x\\')' -- return redis.call('y')\n--[[ return redis.call( ]]\nreturn redis . call ( 'nosuch', ']]', \"--\" )";
+        RespAssert.Error(c.Execute("EVAL", three, "0"), $"ERR Unknown Redis command called from script script: {Sha(three)}, on @user_script:3.");
+        const string nested = "return redis.call('GET', (redis.call('nosuch')))";
+        RespAssert.Error(c.Execute("EVAL", nested, "0"), $"ERR Unknown Redis command called from script script: {Sha(nested)}, on @user_script:1.");
+        c.Execute("SET", "sc:tail", "v");
+        RespAssert.Bulk(c.Execute("EVAL", "return redis.call('GET', KEYS[1])", "1", "sc:tail"), "v");
+        // in a function too
+        c.Execute("FUNCTION", "LOAD", "REPLACE", "#!lua name=tailcalls\nredis.register_function('tc', function(keys, args)\n  return redis.call('nosuch')\nend)");
+        RespAssert.Error(c.Execute("FCALL", "tc", "0"), "ERR Unknown Redis command called from script script: tc, on @user_function:3.");
+        c.Execute("FUNCTION", "DELETE", "tailcalls");
     }
 
     [Test]

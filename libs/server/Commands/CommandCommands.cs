@@ -89,6 +89,7 @@ public static class CommandCommands
 
     private static void WriteKeySpecs(RespWriter w, CommandDefinition c)
     {
+        if (c.KeyNumIndex > 0) { WriteKeyNumSpec(w, c); return; }
         // a set of key specs (RESP3 ~), as Redis
         if (!c.Keys.HasKeys && c.KeysAfterKeyword is null) { w.WriteSetHeader(0); return; }
         string[] flags = c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
@@ -123,6 +124,39 @@ public static class CommandCommands
         w.WriteBulkString("lastkey"); w.WriteInteger(lastKey);
         w.WriteBulkString("keystep"); w.WriteInteger(kw is not null ? 1 : c.Keys.Step);
         w.WriteBulkString("limit"); w.WriteInteger(kw?.Limit ?? 0);
+    }
+
+    /// <summary>EVAL/FCALL's key spec, as Redis writes it: numkeys at KeyNumIndex, the keys right after it.</summary>
+    private static void WriteKeyNumSpec(RespWriter w, CommandDefinition c)
+    {
+        bool ro = (c.Flags & CommandFlags.ReadOnly) != 0;
+        string[] flags = ro ? ["RO", "access"] : ["RW", "access", "update"];
+        bool notes = !c.Name.StartsWith("evalsha", StringComparison.Ordinal); // Redis's EVALSHA specs carry no notes
+        w.WriteSetHeader(1); // a set of key specs (RESP3 ~), as Redis
+        w.WriteMapHeader(notes ? 4 : 3);
+        if (notes)
+        {
+            w.WriteBulkString("notes");
+            w.WriteBulkString(ro ? "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"
+                : "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE");
+        }
+        w.WriteBulkString("flags");
+        w.WriteSetHeader(flags.Length);
+        foreach (var f in flags) w.WriteSimpleString(f);
+        w.WriteBulkString("begin_search");
+        w.WriteMapHeader(2);
+        w.WriteBulkString("type"); w.WriteBulkString("index");
+        w.WriteBulkString("spec");
+        w.WriteMapHeader(1);
+        w.WriteBulkString("index"); w.WriteInteger(c.KeyNumIndex);
+        w.WriteBulkString("find_keys");
+        w.WriteMapHeader(2);
+        w.WriteBulkString("type"); w.WriteBulkString("keynum");
+        w.WriteBulkString("spec");
+        w.WriteMapHeader(3);
+        w.WriteBulkString("keynumidx"); w.WriteInteger(0);
+        w.WriteBulkString("firstkey"); w.WriteInteger(1);
+        w.WriteBulkString("keystep"); w.WriteInteger(1);
     }
 
     public static void Docs(RespServerSession s)
@@ -189,8 +223,16 @@ public static class CommandCommands
         if (cmd is not null && cmd.HasSubcommands && argc >= 2) cmd = cmd.FindSubcommand(s.Arg(3));
         if (cmd is null) { s.WriteError("ERR Invalid command specified"); return; }
         // As Redis's doesCommandHaveKeys: key specs that name channels (NOT_KEY) are no keys.
-        if (!cmd.HasStoreKeys) { s.WriteError("ERR The command has no key arguments"); return; }
+        if (!cmd.HasStoreKeys && cmd.KeyNumIndex == 0) { s.WriteError("ERR The command has no key arguments"); return; }
         if (!cmd.ArityMatches(argc)) { s.WriteError("ERR Invalid number of arguments specified for command"); return; }
+        if (cmd.KeyNumIndex > 0)
+        {
+            // EVAL/FCALL: numkeys keys after the numkeys argument; a bad numkeys finds none (no_mandatory_keys: empty).
+            cmd.TryGetCountedKeys(argc, i => s.Arg(i + 2), out int first, out int count);
+            s.Writer.WriteArrayHeader(count);
+            for (int i = 0; i < count; i++) s.Writer.WriteBulkString(s.Arg(first + i + 2));
+            return;
+        }
         var positions = new List<int>();
         CommandDefinition.GetKeyPositions(cmd.KeysOf(s, offset: 2), argc, positions);
         if (positions.Count == 0 && (cmd.Flags & CommandFlags.NoMandatoryKeys) == 0)

@@ -131,6 +131,23 @@ public sealed class CommandDefinition
     /// read-ahead, WATCH, tracking, blocked-client signals, EXEC and scripts see the same keys as COMMAND GETKEYS.</summary>
     public KeywordKeySpec? KeysAfterKeyword { get; init; }
 
+    /// <summary>Keys counted by an argument (Redis's "keynum" key spec, EVAL/FCALL): the index of the numkeys argument,
+    /// whose value says how many keys follow it; 0 when none. Such keys are not locked per key (a script takes every
+    /// stripe) but are returned by COMMAND GETKEYS, described by COMMAND INFO and read ahead from disk.</summary>
+    public int KeyNumIndex { get; init; }
+
+    /// <summary>For a KeyNumIndex command: the positions of its keys in args (argc of them), or false when numkeys is not a
+    /// number, negative or larger than what follows (Redis then finds no key).</summary>
+    public bool TryGetCountedKeys(int argc, Func<int, ReadOnlySpan<byte>> arg, out int first, out int count)
+    {
+        first = KeyNumIndex + 1;
+        count = 0;
+        if (KeyNumIndex <= 0 || argc <= KeyNumIndex) return false;
+        if (!Storage.NumberParsing.TryParseInt64(arg(KeyNumIndex), out long n) || n < 0 || n > argc - first) return false;
+        count = (int)n;
+        return true;
+    }
+
     /// <summary>The command names keys of the store (locked while it runs, touched for WATCH, signalled for blocked clients).</summary>
     public bool HasStoreKeys => (Keys.HasKeys || KeysAfterKeyword is not null) && !KeysAreChannels;
 

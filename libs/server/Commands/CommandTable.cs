@@ -39,7 +39,7 @@ public sealed class CommandTable
         var acl = d.Acl;
         acl |= d.Flags.HasFlag(Fast) ? A.Fast : A.Slow;
         if (d.Flags.HasFlag(Write)) acl |= A.Write;
-        if (d.Flags.HasFlag(ReadOnly)) acl |= A.Read;
+        if (d.Flags.HasFlag(ReadOnly) && (d.Acl & A.Scripting) == 0) acl |= A.Read; // as Redis: scripting commands are not @read
         if (d.Flags.HasFlag(Admin)) acl |= A.Admin | A.Dangerous;
         if (d.Flags.HasFlag(CommandFlags.PubSub)) acl |= A.PubSub;
         if (d.Flags.HasFlag(CommandFlags.Blocking)) acl |= A.Blocking;
@@ -47,7 +47,7 @@ public sealed class CommandTable
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, KeysAreChannels = d.KeysAreChannels, KeysAfterKeyword = d.KeysAfterKeyword, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecFlags = d.KeySpecFlags, KeysAreChannels = d.KeysAreChannels, KeysAfterKeyword = d.KeysAfterKeyword, KeyNumIndex = d.KeyNumIndex, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -84,12 +84,12 @@ public sealed class CommandTable
         yield return new() { Name = "unwatch", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Group = "transactions", Since = "2.2.0", Summary = "Forgets about watched keys of a transaction.", Handler = TransactionCommands.Unwatch };
         // scripting (Scripting/ScriptCommands, FunctionCommands): keys are declared by numkeys (movable); a script locks every key
         const CommandFlags evalFlags = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
-        yield return new() { Name = "eval", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.Eval };
-        yield return new() { Name = "evalsha", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalSha };
-        yield return new() { Name = "eval_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalRo };
-        yield return new() { Name = "evalsha_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalShaRo };
-        yield return new() { Name = "fcall", Arity = -3, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCall };
-        yield return new() { Name = "fcall_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a read-only function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCallRo };
+        yield return new() { Name = "eval", Arity = -3, KeyNumIndex = 2, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.Eval };
+        yield return new() { Name = "evalsha", Arity = -3, KeyNumIndex = 2, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalSha };
+        yield return new() { Name = "eval_ro", Arity = -3, KeyNumIndex = 2, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalRo };
+        yield return new() { Name = "evalsha_ro", Arity = -3, KeyNumIndex = 2, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script by SHA1 digest.", Complexity = "Depends on the script that is executed.", Handler = Scripting.ScriptCommands.EvalShaRo };
+        yield return new() { Name = "fcall", Arity = -3, KeyNumIndex = 2, Flags = evalFlags, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCall };
+        yield return new() { Name = "fcall_ro", Arity = -3, KeyNumIndex = 2, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting, Group = "scripting", Since = "7.0.0", Summary = "Invokes a read-only function.", Complexity = "Depends on the function that is executed.", Handler = Scripting.FunctionCommands.FCallRo };
         yield return new()
         {
             Name = "script", Arity = -2, Group = "scripting", Since = "2.6.0", Summary = "A container for Lua scripts management commands.", Complexity = "Depends on subcommand.",

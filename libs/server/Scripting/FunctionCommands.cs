@@ -234,7 +234,7 @@ public static class FunctionCommands
             if (f is null) { s.WriteError("ERR Function not found"); return null; }
             if (ro && !f.NoWrites) { s.WriteError("ERR Can not execute a script with write flag using *_ro command."); return null; }
             return (f.Ref, new ScriptRun(s, isEval: false, readOnly: ro || f.NoWrites, f.Name));
-        }, ka.Value.Keys, ka.Value.Args, passAsArguments: true);
+        }, ka.Value, passAsArguments: true);
     }
 
     public static void Help(RespServerSession s) => HelpText.Write(s, "FUNCTION",

@@ -34,35 +34,59 @@ internal static unsafe partial class LuaNative
 /// Lua's allocator with a cap (lua-memory-limit): past it, an allocation from Lua code fails and the script gets Lua's
 /// "not enough memory" error. Allocations made while C# code runs (Unbounded) always succeed, because a failure there would
 /// longjmp through managed frames; what they add is bounded by the replies and strings they push.
+/// The state starts on KeraLua's delegate (its constructor wants one) and Install then moves it to a static
+/// [UnmanagedCallersOnly] function whose counters live in native memory: Lua allocates on nearly every string and table,
+/// and that entry costs far less than a marshalled delegate. Both use malloc/realloc/free, so either frees the other's.
 /// </summary>
-internal sealed unsafe class LuaAllocator
+internal sealed unsafe partial class LuaAllocator : IDisposable
 {
-    private long _used;
-    public long Limit;
-    public int Unbounded; // > 0 while a C# callback runs
-    public long Used => _used;
+    private struct Counters { public long Used; public long Limit; public int Unbounded; }
+    private Counters* _c;
     public readonly KeraLua.LuaAlloc Delegate;
 
     public LuaAllocator(long limit)
     {
-        Limit = limit;
-        Delegate = Alloc;
+        _c = (Counters*)NativeMemory.AllocZeroed((nuint)sizeof(Counters));
+        _c->Limit = limit;
+        Delegate = (ud, ptr, osize, nsize) => Alloc(_c, ptr, (nuint)osize, (nuint)nsize);
     }
 
-    private IntPtr Alloc(IntPtr ud, IntPtr ptr, UIntPtr osize, UIntPtr nsize)
+    public long Limit { get => Volatile.Read(ref _c->Limit); set => Volatile.Write(ref _c->Limit, value); }
+    public long Used => _c->Used;
+    /// <summary>&gt; 0 while a C# callback runs.</summary>
+    public ref int Unbounded => ref _c->Unbounded;
+
+    [LibraryImport("lua54", EntryPoint = "lua_setallocf")]
+    private static partial void SetAllocF(IntPtr l, delegate* unmanaged[Cdecl]<IntPtr, IntPtr, nuint, nuint, IntPtr> f, IntPtr ud);
+
+    /// <summary>Moves state l onto the unmanaged entry (see the class comment).</summary>
+    public void Install(IntPtr l) => SetAllocF(l, &Entry, (IntPtr)_c);
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(System.Runtime.CompilerServices.CallConvCdecl)])]
+    private static IntPtr Entry(IntPtr ud, IntPtr ptr, nuint osize, nuint nsize) => Alloc((Counters*)ud, ptr, osize, nsize);
+
+    private static IntPtr Alloc(Counters* c, IntPtr ptr, nuint osize, nuint nsize)
     {
-        long oldSize = ptr == IntPtr.Zero ? 0 : (long)(ulong)osize;
-        long newSize = (long)(ulong)nsize;
+        long oldSize = ptr == IntPtr.Zero ? 0 : (long)osize;
+        long newSize = (long)nsize;
         if (newSize == 0)
         {
             if (ptr != IntPtr.Zero) NativeMemory.Free((void*)ptr);
-            _used -= oldSize;
+            c->Used -= oldSize;
             return IntPtr.Zero;
         }
-        if (newSize > oldSize && Limit > 0 && Unbounded == 0 && _used + newSize - oldSize > Limit) return IntPtr.Zero;
+        long limit = c->Limit;
+        if (newSize > oldSize && limit > 0 && c->Unbounded == 0 && c->Used + newSize - oldSize > limit) return IntPtr.Zero;
         var p = (IntPtr)NativeMemory.Realloc((void*)ptr, (nuint)newSize);
         if (p == IntPtr.Zero) return IntPtr.Zero;
-        _used += newSize - oldSize;
+        c->Used += newSize - oldSize;
         return p;
+    }
+
+    /// <summary>After lua_close only.</summary>
+    public void Dispose()
+    {
+        if (_c != null) NativeMemory.Free(_c);
+        _c = null;
     }
 }

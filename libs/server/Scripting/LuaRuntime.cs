@@ -35,6 +35,7 @@ internal sealed class LuaRuntime : IDisposable
     {
         _alloc = new LuaAllocator(memoryLimit);
         _lua = new Lua(_alloc.Delegate, IntPtr.Zero) { Encoding = Encoding.UTF8 };
+        _alloc.Install(_lua.Handle);
         _alloc.Unbounded++;
         try
         {
@@ -66,7 +67,7 @@ internal sealed class LuaRuntime : IDisposable
         t_current = this;
         try
         {
-            var status = _lua.LoadBuffer(source.ToArray(), chunkName);
+            var status = _lua.LoadBuffer(TailCalls.Rewrite(source.ToArray()), chunkName);
             if (status != LuaStatus.OK)
             {
                 error = _lua.ToString(-1) ?? "unknown error";
@@ -94,7 +95,22 @@ internal sealed class LuaRuntime : IDisposable
         var saved = t_current;
         t_current = this;
         int top = _lua.GetTop();
-        var co = _lua.NewThread();
+        // One coroutine is kept and reset after each run (lua_resetthread leaves it like new); a nested call (a library
+        // loading while another run uses it) gets a fresh one, anchored on the main stack meanwhile.
+        bool reuse = !_coInUse;
+        Lua co;
+        if (reuse)
+        {
+            if (_co is null)
+            {
+                _co = _lua.NewThread();
+                _coRef = _lua.Ref(LuaRegistry.Index);
+            }
+            co = _co;
+            _coInUse = true;
+        }
+        else co = _lua.NewThread();
+        bool ok = false;
         try
         {
             co.RawGetInteger(RegistryIndex, reference);
@@ -107,7 +123,8 @@ internal sealed class LuaRuntime : IDisposable
             {
                 if (nres == 0) co.PushNil();
                 co.XMove(_lua, 1);
-                _lua.Replace(top + 1); // the result takes the thread's slot
+                if (!reuse) _lua.Replace(top + 1); // the result takes the thread's slot
+                ok = true;
                 return Outcome.Ok;
             }
             WhereInScript(co, out source, out line);
@@ -123,13 +140,18 @@ internal sealed class LuaRuntime : IDisposable
         }
         finally
         {
-            if (_lua.GetTop() > top + 1) _lua.SetTop(top + 1);
-            if (_lua.GetTop() == top + 1 && _lua.Type(-1) == LuaType.Thread) _lua.Pop(1);
+            _lua.SetTop(ok ? top + 1 : top);
             co.ResetThread();
+            co.SetTop(0);
+            if (reuse) _coInUse = false;
             t_current = saved;
             StopReason = null;
         }
     }
+
+    private Lua? _co;
+    private int _coRef;
+    private bool _coInUse;
 
     /// <summary>Redis's text of the error object on top of co: a table's err field as is, anything else "ERR " + text.</summary>
     private static string ErrorText(Lua co)
@@ -217,6 +239,27 @@ internal sealed class LuaRuntime : IDisposable
         _lua.Pop(1);
     }
 
+    /// <summary>Sets a global to the session's arguments [start, start + count) (KEYS, ARGV before an EVAL).</summary>
+    public void SetGlobalArray(string name, Session.RespServerSession s, int start, int count)
+    {
+        _lua.PushGlobalTable();
+        _lua.PushString(name);
+        PushArgs(_lua, s, start, count);
+        _lua.RawSet(-3);
+        _lua.Pop(1);
+    }
+
+    /// <summary>Pushes a table of the session's arguments [start, start + count).</summary>
+    public static void PushArgs(Lua l, Session.RespServerSession s, int start, int count)
+    {
+        l.CreateTable(count, 0);
+        for (int i = 0; i < count; i++)
+        {
+            LuaNative.Push(l.Handle, s.Arg(start + i));
+            l.RawSetInteger(-2, i + 1);
+        }
+    }
+
     public static void PushArray(Lua l, IReadOnlyList<byte[]> values, int start, int count)
     {
         l.CreateTable(count, 0);
@@ -244,7 +287,11 @@ internal sealed class LuaRuntime : IDisposable
 
     public void CollectGarbage() => _lua.GarbageCollector(LuaGC.Collect, 0);
 
-    public void Dispose() => _lua.Dispose();
+    public void Dispose()
+    {
+        _lua.Dispose();
+        _alloc.Dispose();
+    }
 }
 
 internal sealed record RegisteredFunction(string Name, string? Description, string[] Flags, int Ref);

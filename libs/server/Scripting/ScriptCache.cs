@@ -29,12 +29,28 @@ public sealed class ScriptCache
         public int? Ref { get; set; }
     }
 
-    private readonly Dictionary<string, Entry> _scripts = new(StringComparer.Ordinal);
+    // Concurrent: EVALSHA finds its SHA's stored string before it queues for the runtime; changes happen under the gate.
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, Entry> _scripts = new(StringComparer.Ordinal);
 
     public int Count => _scripts.Count;
     public long BodyBytes { get; private set; }
 
     public bool TryGet(string sha, out Entry entry) => _scripts.TryGetValue(sha, out entry!);
+
+    /// <summary>Looks a SHA up as sent (any case) without making a string; sha is the stored (lower-case) key.</summary>
+    public bool TryGet(ReadOnlySpan<byte> sent, out string sha, out Entry entry)
+    {
+        sha = "";
+        entry = null!;
+        if (sent.Length != 40) return false;
+        Span<char> lower = stackalloc char[40];
+        for (int i = 0; i < 40; i++)
+        {
+            byte b = sent[i];
+            lower[i] = (char)(b is >= (byte)'A' and <= (byte)'Z' ? b | 0x20 : b);
+        }
+        return _scripts.GetAlternateLookup<ReadOnlySpan<char>>().TryGetValue(lower, out sha!, out entry!);
+    }
 
     public void Add(string sha, Entry e)
     {

@@ -7,6 +7,9 @@ using Garnet.server.Session;
 
 namespace Garnet.server.Scripting;
 
+/// <summary>A script call's keys and arguments: NumKeys keys of the request from KeysAt, then the arguments to the end.</summary>
+internal readonly record struct ScriptArgs(int KeysAt, int NumKeys);
+
 public static class ScriptCommands
 {
     public static void Eval(RespServerSession s) => EvalGeneric(s, sha: false, ro: false);
@@ -15,7 +18,7 @@ public static class ScriptCommands
     public static void EvalShaRo(RespServerSession s) => EvalGeneric(s, sha: true, ro: true);
 
     /// <summary>Reads "numkeys key... arg..." starting at index first; null after writing the error.</summary>
-    internal static (byte[][] Keys, byte[][] Args)? KeysAndArgs(RespServerSession s, int first)
+    internal static ScriptArgs? KeysAndArgs(RespServerSession s, int first)
     {
         if (!long.TryParse(s.Arg(first), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long numkeys))
         {
@@ -24,11 +27,7 @@ public static class ScriptCommands
         }
         if (numkeys > s.Argc - first - 1) { s.WriteError("ERR Number of keys can't be greater than number of args"); return null; }
         if (numkeys < 0) { s.WriteError("ERR Number of keys can't be negative"); return null; }
-        var keys = new byte[numkeys][];
-        for (int i = 0; i < numkeys; i++) keys[i] = s.Arg(first + 1 + i).ToArray();
-        var args = new byte[s.Argc - first - 1 - numkeys][];
-        for (int i = 0; i < args.Length; i++) args[i] = s.Arg(first + 1 + (int)numkeys + i).ToArray();
-        return (keys, args);
+        return new ScriptArgs(first + 1, (int)numkeys);
     }
 
     private static void EvalGeneric(RespServerSession s, bool sha, bool ro)
@@ -37,7 +36,13 @@ public static class ScriptCommands
         if (ka is null) return;
         var runner = s.Server.Scripts;
         byte[]? body = sha ? null : s.Arg(1).ToArray();
-        string hash = sha ? s.ArgString(1).ToLowerInvariant() : ScriptCache.Sha1Hex(body);
+        string hash;
+        if (!sha) hash = ScriptCache.Sha1Hex(body);
+        else
+        {
+            // the stored string when known (no allocation); the cache is looked up again under the gate
+            if (!runner.Cache.TryGet(s.Arg(1), out hash, out _)) hash = s.ArgString(1).ToLowerInvariant();
+        }
         runner.Run(s, () => runner.EvalRuntime, rt =>
         {
             var entry = Lookup(s, runner, rt, hash, body);
@@ -49,7 +54,7 @@ public static class ScriptCommands
                 return null;
             }
             return (entry.Ref!.Value, new ScriptRun(s, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, hash));
-        }, ka.Value.Keys, ka.Value.Args, passAsArguments: false);
+        }, ka.Value, passAsArguments: false);
     }
 
     /// <summary>The cached script (compiled in rt), compiling body when it is new; null after writing the error.</summary>

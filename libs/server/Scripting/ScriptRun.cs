@@ -30,8 +30,44 @@ public sealed class ScriptRun
     public volatile bool Wrote;
     /// <summary>Stopped by SHUTDOWN: its effects are not logged (the AOF gets none of them).</summary>
     public volatile bool StoppedForShutdown;
-    internal readonly ManualResetEventSlim Done = new(false);
-    internal List<(int Db, byte[] Key)> Written { get; } = new();
+    private TaskCompletionSource? _done; // made only when another client waits (the busy gate)
+    private bool _finished;
+    /// <summary>Keys written (for waking blocked clients); null until the first write of a keyed command.</summary>
+    internal List<(int Db, byte[] Key)>? Written;
+
+    /// <summary>True once the run has ended.</summary>
+    internal bool Finished { get { lock (this) return _finished; } }
+
+    /// <summary>Completes when the run ends (continuations run off the script's thread).</summary>
+    internal Task DoneTask
+    {
+        get
+        {
+            lock (this)
+            {
+                if (_finished) return Task.CompletedTask;
+                return (_done ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+            }
+        }
+    }
+
+    private Task? _gate;
+
+    /// <summary>For the busy gate: one task per run, shared by every waiter, that completes when the run ends or when it
+    /// reaches busy-reply-threshold (remainingMs from now, as the first waiter computed it).</summary>
+    internal Task GateTask(long remainingMs)
+    {
+        var done = DoneTask;
+        if (done.IsCompleted) return done;
+        lock (this) return _gate ??= Task.WhenAny(done, Task.Delay(TimeSpan.FromMilliseconds(remainingMs + 1)));
+    }
+
+    internal void Finish()
+    {
+        TaskCompletionSource? done;
+        lock (this) { _finished = true; done = _done; }
+        done?.TrySetResult();
+    }
     internal LuaRuntime? Runtime;
     private bool _slowLogged;
 
@@ -58,7 +94,7 @@ public sealed class ScriptRun
             if (cmd.HasStoreKeys)
             {
                 var keys = cmd.KeysOf(args);
-                for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) Written.Add((Session.Database, args[i]));
+                for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) (Written ??= new()).Add((Session.Database, args[i]));
             }
         }
         return reply;

@@ -10,8 +10,12 @@
 //  - Lock order: _serial (script runs outside EXEC queue there, asleep), then key stripes, then _gate (FUNCTION LOAD
 //    holds every stripe as a keyless write, then compiles under _gate). A script inside EXEC skips _serial: it holds
 //    every stripe already, and a run holding _serial waits for stripes only, never for _gate's holder.
-//  - Other clients arriving while a script runs wait for it (RespServerSession's busy gate) up to busy-reply-threshold,
-//    then get -BUSY; commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through.
+//  - Handing over: a run that ends while another waits for _serial leaves every stripe taken (EnterAll's flag up, no
+//    stripe entered since its scan) for that one, at most MaxHandovers times in a row; the next run then skips the scan.
+//    Only a thread about to take _serial is counted (_queued), so the flag never stays up with no run to come.
+//  - Other clients arriving while a script runs wait for it (BusyGate) up to busy-reply-threshold, then get -BUSY;
+//    commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, ...) go through. The wait spins briefly, then
+//    holds no thread: the session leaves the request unconsumed and runs it again when GateTask completes.
 using Garnet.common.Resp;
 using Garnet.server.Session;
 using KeraLua;
@@ -25,6 +29,12 @@ public sealed class ScriptRunner : IDisposable
     private LuaRuntime? _eval;
     private LuaRuntime? _functions;
     private volatile ScriptRun? _running;
+    // Under _serial: every stripe is held (EnterAll) for the next script, handed over by the previous one.
+    private bool _allHeld;
+    private int _handovers;
+    private int _queued; // script runs waiting for _serial
+    /// <summary>Scripts in a row that may run under one EnterAll while others queue (bounds what keyed commands wait).</summary>
+    internal const int MaxHandovers = 16;
 
     public ScriptRunner(long memoryLimit) => _memoryLimit = memoryLimit;
 
@@ -78,23 +88,30 @@ public sealed class ScriptRunner : IDisposable
     }
 
     /// <summary>
-    /// Runs the function at reference (compiled in runtime) for session s as one unit and writes its reply.
-    /// pushArgs pushes the call's arguments (FCALL: keys and args tables); for EVAL, KEYS/ARGV are globals set here.
+    /// Runs the function at reference (compiled in runtime) for session s as one unit and writes its reply. The call's
+    /// keys and arguments are the session's arguments (args): FCALL gets them as two tables (passAsArguments), EVAL as
+    /// the KEYS and ARGV globals set here.
     /// </summary>
     internal void Run(RespServerSession s, Func<LuaRuntime> runtimeOf, Func<LuaRuntime, (int Ref, ScriptRun Run)?> resolve,
-        byte[][] keys, byte[][] argv, bool passAsArguments)
+        ScriptArgs args, bool passAsArguments)
     {
         var locks = s.Server.Store.Locks;
         bool inExec = s.InExec;
         Storage.KeyLocks.HeldScope held = default;
         ScriptRun? run = null;
-        // Scripts queue on a monitor (sleeping) rather than spinning on EnterAll's flag.
-        if (!inExec) Monitor.Enter(_serial);
+        // Scripts queue on a monitor (which spins briefly, then sleeps) rather than spinning on EnterAll's flag.
+        if (!inExec)
+        {
+            Interlocked.Increment(ref _queued);
+            Monitor.Enter(_serial);
+            Interlocked.Decrement(ref _queued);
+        }
         try
         {
         if (!inExec)
         {
-            locks.EnterAll();
+            if (!_allHeld) locks.EnterAll();
+            _allHeld = true;
             held = locks.Hold(null);
         }
         try
@@ -110,12 +127,12 @@ public sealed class ScriptRunner : IDisposable
                 if (!inExec) s.BeginExec();
                 rt.Run = run;
                 _running = run;
-                try { Execute(s, run, rt, reference, keys, argv, passAsArguments); }
+                try { Execute(s, run, rt, reference, args, passAsArguments); }
                 finally
                 {
                     _running = null;
                     rt.Run = null;
-                    run.Done.Set();
+                    run.Finish();
                     if (!inExec) s.EndExec(discard: run.StoppedForShutdown);
                 }
             }
@@ -125,25 +142,35 @@ public sealed class ScriptRunner : IDisposable
             if (!inExec)
             {
                 held.Dispose();
-                locks.ExitAll();
+                // Handing over: with another script queued, every stripe stays taken for it (EnterAll's flag up and every
+                // stripe empty), which spares it the stripe scan; after MaxHandovers in a row they are let go, so
+                // commands waiting for a stripe get their turn.
+                if (Volatile.Read(ref _queued) > 0 && ++_handovers < MaxHandovers) { }
+                else
+                {
+                    _handovers = 0;
+                    _allHeld = false;
+                    locks.ExitAll();
+                }
             }
         }
         }
         finally { if (!inExec) Monitor.Exit(_serial); }
-        if (run is not null && s.Server.Blocked.Count > 0) foreach (var (db, key) in run.Written) s.Server.Blocked.Signal(db, key);
+        if (run?.Written is { } written && s.Server.Blocked.Count > 0) foreach (var (db, key) in written) s.Server.Blocked.Signal(db, key);
     }
 
-    private static void Execute(RespServerSession s, ScriptRun run, LuaRuntime rt, int reference, byte[][] keys, byte[][] argv, bool passAsArguments)
+    private static void Execute(RespServerSession s, ScriptRun run, LuaRuntime rt, int reference, ScriptArgs args, bool passAsArguments)
     {
+        int argsAt = args.KeysAt + args.NumKeys, argCount = s.Argc - argsAt;
         if (!passAsArguments)
         {
-            rt.SetGlobalArray("KEYS", keys, 0, keys.Length);
-            rt.SetGlobalArray("ARGV", argv, 0, argv.Length);
+            rt.SetGlobalArray("KEYS", s, args.KeysAt, args.NumKeys);
+            rt.SetGlobalArray("ARGV", s, argsAt, argCount);
         }
         Action<Lua>? push = passAsArguments ? co =>
         {
-            LuaRuntime.PushArray(co, keys, 0, keys.Length);
-            LuaRuntime.PushArray(co, argv, 0, argv.Length);
+            LuaRuntime.PushArgs(co, s, args.KeysAt, args.NumKeys);
+            LuaRuntime.PushArgs(co, s, argsAt, argCount);
         } : null;
         var outcome = rt.Call(reference, push, passAsArguments ? 2 : 0, out string message, out string? source, out int line);
         var w = s.Writer;
@@ -202,20 +229,49 @@ public sealed class ScriptRunner : IDisposable
     public const string BusyScript = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
     public const string BusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 
-    /// <summary>For a client of another session while a script runs: waits for it up to busy-reply-threshold; false with
-    /// the BUSY text when it still runs then.</summary>
-    internal bool WaitUntilIdle(RespServerSession s, out string? busy)
+    /// <summary>What the busy gate says to a command of another client while a script runs.</summary>
+    internal enum GateOutcome { Pass, Busy, WaitLater }
+
+    /// <summary>How long a client spins at the busy gate before it waits without its thread (most scripts are short).</summary>
+    internal static readonly long SpinTicks = System.Diagnostics.Stopwatch.Frequency / 20_000; // 50 µs
+
+    /// <summary>
+    /// The busy gate, for a command of session s while a script may run: Pass when none runs (or it is s's own), Busy
+    /// (with Redis's text) once the running one is older than busy-reply-threshold. Otherwise, after a short spin,
+    /// WaitLater with the task to await (the script's end, or its threshold) before asking again: the caller leaves the
+    /// request unconsumed and its thread free. A caller that cannot wait later (canWaitLater false: AOF replay) waits here.
+    /// </summary>
+    internal GateOutcome BusyGate(RespServerSession s, bool canWaitLater, out Task? wait, out string? busy)
     {
+        wait = null;
         busy = null;
         var run = _running;
-        if (run is null || run.Session == s) return true;
+        if (run is null || run.Session == s) return GateOutcome.Pass;
         int threshold = BusyThresholdMs;
-        if (threshold <= 0) { run.Done.Wait(); return true; }
-        long remaining = run.StartMs + threshold - Environment.TickCount64;
-        if (remaining > 0 && run.Done.Wait(TimeSpan.FromMilliseconds(remaining))) return true;
-        if (run.Done.IsSet) return true;
-        busy = run.IsEval ? BusyScript : BusyFunction;
-        return false;
+        if (threshold > 0 && Environment.TickCount64 - run.StartMs >= threshold)
+        {
+            busy = run.IsEval ? BusyScript : BusyFunction;
+            return GateOutcome.Busy;
+        }
+        long until = System.Diagnostics.Stopwatch.GetTimestamp() + SpinTicks;
+        var spin = new SpinWait();
+        while (System.Diagnostics.Stopwatch.GetTimestamp() < until)
+        {
+            spin.SpinOnce(sleep1Threshold: -1);
+            run = _running;
+            if (run is null || run.Session == s) return GateOutcome.Pass;
+        }
+        long remaining = threshold > 0 ? run.StartMs + threshold - Environment.TickCount64 : Timeout.Infinite;
+        if (threshold > 0 && remaining <= 0) remaining = 0;
+        var done = run.DoneTask;
+        if (!canWaitLater)
+        {
+            if (done.Wait(TimeSpan.FromMilliseconds(remaining)) || run.Finished) return GateOutcome.Pass;
+            busy = run.IsEval ? BusyScript : BusyFunction;
+            return GateOutcome.Busy;
+        }
+        wait = threshold > 0 ? run.GateTask(remaining) : done;
+        return GateOutcome.WaitLater;
     }
 
     public void Dispose()

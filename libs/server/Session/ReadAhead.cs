@@ -40,8 +40,7 @@ internal sealed class ReadAhead
 
     /// <summary>EVAL, EVALSHA, FCALL and their _RO forms: numkeys at argument 2, then the keys (a script runs under every
     /// key lock, where it cannot await a read, so the keys it declares are read first).</summary>
-    private static bool IsScriptCall(CommandDefinition cmd) =>
-        cmd.Group == "scripting" && (cmd.Name.StartsWith("eval", StringComparison.Ordinal) || cmd.Name.StartsWith("fcall", StringComparison.Ordinal));
+    private static bool IsScriptCall(CommandDefinition cmd) => cmd.KeyNumIndex > 0;
 
     private bool IsExecOfQueuedCommands(CommandDefinition cmd) =>
         cmd.RunsInMulti && cmd.FullName == "exec" && _session.TransactionIfAny is { InMulti: true, Commands.Count: > 0 };
@@ -66,8 +65,8 @@ internal sealed class ReadAhead
         if (!cmd.HasStoreKeys)
         {
             // a script call: numkeys, then the keys (a bad numkeys is left for the command to refuse)
-            if (_session.Argc < 3 || !Storage.NumberParsing.TryParseInt64(_session.Arg(2), out long n) || n <= 0) return false;
-            for (long i = 3, end = Math.Min(_session.Argc, 3 + n); i < end; i++) any |= st.ReadAhead(_session.Arg((int)i));
+            if (!cmd.TryGetCountedKeys(_session.Argc, i => _session.Arg(i), out int first, out int count)) return false;
+            for (int i = first; i < first + count; i++) any |= st.ReadAhead(_session.Arg(i));
             return any;
         }
         var keys = cmd.KeysOf(_session);

@@ -326,6 +326,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 ReplyWhenDone(_readAhead!.Start(_parser, from => data.AsSpan(from, end - from), input.Start + consumed), static (_, _) => { });
                 return ProcessResult.FlushAndContinue;
             }
+            if (_busyWait is { } busyWait)
+            {
+                // Another client's script runs: this request stays unconsumed and runs again once it ends (or BUSY).
+                _busyWait = null;
+                _parser.Reset();
+                ReplyWhenDone(busyWait, static (_, _) => { });
+                return ProcessResult.FlushAndContinue;
+            }
             _readAhead?.Executed();
             input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
@@ -335,6 +343,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     private ReadAhead? _readAhead;
+    private Task? _busyWait; // set by the busy gate: await it, then run the same request again
     private bool _readAheadStarted;
     private bool _requestsBehind; // bytes of later requests follow the one executing (a pipeline)
 
@@ -360,11 +369,19 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             TransactionCommands.Queue(this, cmd);
             return;
         }
-        // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY (Scripting/ScriptRunner).
-        if (Server.Scripts.Running is not null && (cmd.Flags & CommandFlags.AllowBusy) == 0 && !Server.Scripts.WaitUntilIdle(this, out string? busy))
+        // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY
+        // (Scripting/ScriptRunner.BusyGate). The wait leaves the request unconsumed and this thread free (ProcessRequests).
+        if (Server.Scripts.Running is not null && (cmd.Flags & CommandFlags.AllowBusy) == 0)
         {
-            WriteError(busy!);
-            return;
+            switch (Server.Scripts.BusyGate(this, CanFinishLater, out var wait, out string? busy))
+            {
+                case Scripting.ScriptRunner.GateOutcome.Busy:
+                    WriteError(busy!);
+                    return;
+                case Scripting.ScriptRunner.GateOutcome.WaitLater:
+                    _busyWait = wait;
+                    return;
+            }
         }
         if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd, _requestsBehind))
         {

@@ -168,10 +168,25 @@ public sealed class KeyLocks
         if (holds && t_heldBits is null) return; // this thread holds everything already (EXEC, a script)
         var spin = new SpinWait();
         while (Interlocked.CompareExchange(ref _all, 1, 0) != 0) spin.SpinOnce();
-        for (int i = 0; i < StripeCount; i++)
+        if (holds)
         {
-            if (holds && HeldByThisThread(i)) continue;
-            ref long w = ref _words[i];
+            for (int i = 0; i < StripeCount; i++)
+            {
+                if (HeldByThisThread(i)) continue;
+                ref long w = ref _words[i];
+                while (Volatile.Read(ref w) != 0) spin.SpinOnce();
+            }
+            return;
+        }
+        // The common case (a script, FLUSHALL): a vectorised look for a word still in use, waiting only at those. The
+        // CAS above is a full fence, and each pass reads the words afresh, so a holder leaving is seen.
+        int from = 0;
+        while (true)
+        {
+            int busy = _words.AsSpan(from).IndexOfAnyExcept(0L);
+            if (busy < 0) return;
+            from += busy;
+            ref long w = ref _words[from];
             while (Volatile.Read(ref w) != 0) spin.SpinOnce();
         }
     }
