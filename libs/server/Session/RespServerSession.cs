@@ -352,6 +352,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
+            if (cmd is not null) Server.CommandStats.Rejected(cmd.Id);
             _transaction?.FlagQueueingError(); // as Redis: a command refused while queueing fails the EXEC
             return;
         }
@@ -363,6 +364,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY (Scripting/ScriptRunner).
         if (Server.Scripts.Running is not null && (cmd.Flags & CommandFlags.AllowBusy) == 0 && !Server.Scripts.WaitUntilIdle(this, out string? busy))
         {
+            Server.CommandStats.Rejected(cmd.Id);
             WriteError(busy!);
             return;
         }
@@ -473,6 +475,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         LastCommand = cmd.FullName;
         if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
         {
+            Server.CommandStats.Rejected(cmd.Id);
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
             return null;
         }
@@ -541,6 +544,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Writer.Limit = Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
         try
         {
             _propagateAs = null;
@@ -587,6 +591,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
+        Metrics.CommandObserver.Ran(this, cmd, System.Diagnostics.Stopwatch.GetTimestamp() - started, _errors != errorsBefore);
     }
 
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
