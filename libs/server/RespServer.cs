@@ -131,7 +131,15 @@ public sealed class RespServer : IDisposable
     public Persistence.Checkpointer Checkpoints { get; }
     /// <summary>The append-only file (null while the AOF is off). CONFIG SET appendonly swaps it (Persistence.AofSwitch),
     /// with every key lock held: a command sees one value from its key locks to its append.</summary>
-    public Persistence.AofLog? Aof { get => Volatile.Read(ref _aof); internal set => Volatile.Write(ref _aof, value); }
+    public Persistence.AofLog? Aof
+    {
+        get => Volatile.Read(ref _aof);
+        internal set
+        {
+            if (value is not null) value.Latency ??= Latency.AddIfNeeded;
+            Volatile.Write(ref _aof, value);
+        }
+    }
     private Persistence.AofLog? _aof;
     /// <summary>What the AOF replay at start did.</summary>
     public Persistence.ReplayResult Replayed { get; }

@@ -95,9 +95,14 @@ public sealed class CommandStatistics
         return sum is null || LatencyHistogram.Total(sum) == 0 ? null : sum;
     }
 
+    /// <summary>How many times the figures were reset (CONFIG RESETSTAT): the Prometheus exporter counts from 0 again.</summary>
+    public int Generation => Volatile.Read(ref _generation);
+    private int _generation;
+
     /// <summary>CONFIG RESETSTAT.</summary>
     public void Reset()
     {
+        Interlocked.Increment(ref _generation);
         Array.Clear(_counters);
         for (int i = 0; i < _histograms.Length; i++) Volatile.Write(ref _histograms[i], null);
     }

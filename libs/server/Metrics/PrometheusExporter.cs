@@ -30,6 +30,7 @@ public sealed class PrometheusExporter
     // what was exported last, per counter child, to turn our resettable counters into growing ones
     private readonly Dictionary<(Counter, string), double> _last = new();
     private readonly Dictionary<int, long[]> _lastHistograms = new();
+    private int _generation;
 
     public PrometheusExporter(RespServer server)
     {
@@ -94,6 +95,14 @@ public sealed class PrometheusExporter
         lock (_lock)
         {
             var s = _server;
+            int generation = s.CommandStats.Generation;
+            if (generation != _generation)
+            {
+                // CONFIG RESETSTAT since the last scrape: what our counters hold now was all counted after it.
+                _generation = generation;
+                foreach (var key in _last.Keys.Where(k => k.Item1 != _gcPause && k.Item1 != _gcCollections).ToList()) _last[key] = 0;
+                foreach (var id in _lastHistograms.Keys.ToList()) _lastHistograms[id] = new long[LatencyHistogram.BucketCount];
+            }
             foreach (var cmd in s.Commands.AllWithSubcommands)
             {
                 var fig = s.CommandStats.Read(cmd.Id);
