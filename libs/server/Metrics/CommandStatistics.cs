@@ -3,8 +3,10 @@
 // latency histogram per command while latency-tracking is on.
 // Invariants:
 //  - The hot path (Executed) takes no lock and allocates nothing after a command's first call: counters are striped by the
-//    processor the thread runs on, so threads on different cores never write the same cache line; a stripe is written with
-//    Interlocked (a thread may move between cores between picking the stripe and writing it).
+//    processor the thread runs on, so threads on different cores never write the same cache line. A stripe is written
+//    with plain adds, not Interlocked (measured: the locked adds cost about 0.1 µs per request at pipeline 16): a count
+//    can be lost only when a thread is preempted inside the add and another thread then adds to the same counter on that
+//    core, which is rare and harmless for statistics.
 //  - Readers sum the stripes; CONFIG RESETSTAT zeroes them (an increment racing with the reset may survive it).
 //  - Indexed by CommandDefinition.Id; one instance per server (tests run several servers in one process).
 using System.Diagnostics;
@@ -43,13 +45,14 @@ public sealed class CommandStatistics
     {
         int slot = Stripe() * _count + id;
         int at = slot * Fields;
-        Interlocked.Increment(ref _counters[at + Calls]);
-        Interlocked.Add(ref _counters[at + Ticks], ticks);
-        if (failed) Interlocked.Increment(ref _counters[at + FailedF]);
+        var counters = _counters;
+        counters[at + Calls]++;
+        counters[at + Ticks] += ticks;
+        if (failed) counters[at + FailedF]++;
         if (TrackLatency)
         {
             var h = _histograms[slot] ?? NewHistogram(slot);
-            LatencyHistogram.Record(h, TicksToNs(ticks));
+            h[LatencyHistogram.BucketOf(TicksToNs(ticks))]++;
         }
     }
 
