@@ -51,6 +51,7 @@ public sealed class BenchmarkSettings
         if (string.IsNullOrWhiteSpace(o.Host)) throw Bad("--host", o.Host, "a host name or IP address");
         if (o.User is not null && o.Auth is null) throw new SettingsException("--user needs --auth (the password).");
         if (o.TlsInsecure && !o.Tls) throw new SettingsException("--tls-insecure needs --tls.");
+        if (o.UnixSocket is not null && o.Tls) throw new SettingsException("--tls is not available with --unixsocket.");
         if (o.Protocol is not (2 or 3)) throw Bad("--protocol", o.Protocol, "2 or 3");
         if (!OpTypes.TryParse(o.Op, out var op)) throw Bad("--op", o.Op, OpTypes.Names);
         if (o.DbSize < 1) throw Bad("--dbsize", o.DbSize, "an integer of at least 1");
@@ -102,6 +103,7 @@ public sealed class BenchmarkSettings
             {
                 Host = o.Host,
                 Port = o.Port,
+                UnixSocket = o.UnixSocket,
                 Password = o.Auth,
                 User = o.User,
                 Tls = o.Tls,

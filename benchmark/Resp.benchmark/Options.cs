@@ -13,6 +13,9 @@ public sealed class Options
     [Option("port", Default = 6379, HelpText = "Server TCP port.")]
     public int Port { get; set; } = 6379;
 
+    [Option("unixsocket", HelpText = "Connect through this Unix domain socket path instead of --host/--port (as redis-benchmark -s).")]
+    public string? UnixSocket { get; set; }
+
     [Option("auth", HelpText = "Password sent with AUTH after connecting (and by every client).")]
     public string? Auth { get; set; }
 

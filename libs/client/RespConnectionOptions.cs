@@ -7,6 +7,8 @@ public sealed record RespConnectionOptions
 {
     public string Host { get; init; } = "127.0.0.1";
     public int Port { get; init; } = 6379;
+    /// <summary>Connect through this Unix domain socket path instead of Host:Port (null: TCP).</summary>
+    public string? UnixSocket { get; init; }
 
     /// <summary>Connect with TLS (SslStream).</summary>
     public bool Tls { get; init; }

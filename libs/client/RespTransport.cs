@@ -21,17 +21,23 @@ public abstract class RespTransport : IDisposable
     /// <summary>Makes a blocking Read fail (SocketException TimedOut, or an IOException wrapping it) after this long.</summary>
     public abstract void SetReceiveTimeout(int milliseconds);
 
-    /// <summary>Connects over TCP and, with options.Tls, completes a TLS handshake.</summary>
+    /// <summary>Connects over TCP (or the Unix socket options.UnixSocket) and, with options.Tls, completes a TLS handshake.</summary>
     public static RespTransport Connect(RespConnectionOptions options)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(options.Port, 1);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(options.Port, 65535);
-        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        bool unix = options.UnixSocket is not null;
+        if (!unix)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(options.Port, 1);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(options.Port, 65535);
+        }
+        var socket = unix ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
+            : new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         try
         {
             // Synchronous calls only: an async call would switch the socket to non-blocking mode for good, and
             // .NET then emulates every later blocking Send/Receive with an allocation per wait.
-            socket.Connect(options.Host, options.Port);
+            if (unix) socket.Connect(new UnixDomainSocketEndPoint(options.UnixSocket!));
+            else socket.Connect(options.Host, options.Port);
             // A send that makes no progress for this long fails (the server stopped reading) instead of hanging.
             socket.SendTimeout = options.TimeoutMs;
             if (!options.Tls) return new SocketTransport(socket);

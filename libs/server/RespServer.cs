@@ -20,6 +20,8 @@ namespace Garnet.server;
 public sealed class RespServer : IDisposable
 {
     private readonly List<TcpListenerLoop> _listeners = new();
+    private UnixSocketListener? _unixListener;
+    private MetricsEndpoint? _metrics;
     private readonly ILogger _logger;
     private Timer? _housekeeping;
     private int _stopped;
@@ -33,6 +35,10 @@ public sealed class RespServer : IDisposable
         Tracking = new Tracking.KeyTracking(this);
         Stats = new ServerStatistics(Clients);
         Commands = CommandTable.Default;
+        CommandStats = new CommandStatistics(Commands.AllWithSubcommands.Count) { TrackLatency = settings.LatencyTracking };
+        SlowLog = new SlowLog { ThresholdUsec = settings.SlowlogLogSlowerThan, MaxLen = settings.SlowlogMaxLen };
+        Latency = new LatencyMonitor { ThresholdMs = settings.LatencyMonitorThreshold };
+        LatencyPercentiles = settings.LatencyTrackingInfoPercentiles;
         Scripts = new Scripting.ScriptRunner(settings.LuaMemoryLimit) { BusyThresholdMs = settings.BusyReplyThresholdMs };
         SaveOnStop = settings.SaveRules.Length > 0 || settings.Aof;
         Store = new Storage.StoreHost(settings, LoggerFactory);
@@ -61,6 +67,7 @@ public sealed class RespServer : IDisposable
         }
         else if (existingAof.Count > 0)
             _logger.LogWarning("{Dir} holds {Count} append-only files, but --aof is off: they are not replayed", settings.Dir, existingAof.Count);
+        CommandStats.Reset(); // as Redis: commands replayed from the AOF are not in commandstats
         // Only now: a checkpoint during the replay would not know the AOF. What was loaded counts as saved, as in Redis.
         Checkpoints.StartSaveRules();
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
@@ -73,6 +80,22 @@ public sealed class RespServer : IDisposable
     public ILoggerFactory LoggerFactory { get; }
     public ClientRegistry Clients { get; }
     public ServerStatistics Stats { get; }
+
+    /// <summary>Per-command calls, time, rejections, failures and latency histograms (INFO commandstats/latencystats).</summary>
+    public CommandStatistics CommandStats { get; }
+
+    /// <summary>SLOWLOG: commands slower than slowlog-log-slower-than.</summary>
+    public SlowLog SlowLog { get; }
+
+    /// <summary>The figures as Prometheus metrics (--metrics-port serves them; tests and embedders may read them directly).</summary>
+    public PrometheusExporter Prometheus => _prometheus ??= new PrometheusExporter(this);
+    private PrometheusExporter? _prometheus;
+
+    /// <summary>LATENCY: events slower than latency-monitor-threshold.</summary>
+    public LatencyMonitor Latency { get; }
+
+    /// <summary>latency-tracking-info-percentiles: the percentiles INFO latencystats shows.</summary>
+    public volatile double[] LatencyPercentiles;
 
     /// <summary>Clients waiting in blocking commands (BLPOP, ...), per key.</summary>
     public Clients.BlockedClients Blocked { get; } = new();
@@ -108,7 +131,15 @@ public sealed class RespServer : IDisposable
     public Persistence.Checkpointer Checkpoints { get; }
     /// <summary>The append-only file (null while the AOF is off). CONFIG SET appendonly swaps it (Persistence.AofSwitch),
     /// with every key lock held: a command sees one value from its key locks to its append.</summary>
-    public Persistence.AofLog? Aof { get => Volatile.Read(ref _aof); internal set => Volatile.Write(ref _aof, value); }
+    public Persistence.AofLog? Aof
+    {
+        get => Volatile.Read(ref _aof);
+        internal set
+        {
+            if (value is not null) value.Latency ??= Latency.AddIfNeeded;
+            Volatile.Write(ref _aof, value);
+        }
+    }
     private Persistence.AofLog? _aof;
     /// <summary>What the AOF replay at start did.</summary>
     public Persistence.ReplayResult Replayed { get; }
@@ -134,11 +165,20 @@ public sealed class RespServer : IDisposable
         }
     }
 
+    /// <summary>TCP is off when --port is 0 and a Unix socket is set (as Redis); port 0 alone picks a free port.</summary>
+    private bool TcpEnabled => Settings.Port != 0 || Settings.UnixSocket is null || _boundPort is not null;
+
+    /// <summary>The Unix socket path clients can connect to, or null.</summary>
+    public string? UnixSocketPath => _unixListener?.Path;
+
+    /// <summary>The port of the Prometheus endpoint (0 while it is off).</summary>
+    public int MetricsPort => _metrics?.Port ?? 0;
+
     public void Start()
     {
         try
         {
-            foreach (var address in Settings.Bind)
+            foreach (var address in TcpEnabled ? Settings.Bind : [])
             {
                 var ip = address switch
                 {
@@ -156,20 +196,37 @@ public sealed class RespServer : IDisposable
                     _logger.LogWarning("Optional bind address {Address} is not available: {Error}", address, ex.SocketErrorCode);
                 }
             }
+            if (Settings.UnixSocket is { } path)
+                _unixListener = new UnixSocketListener(path, Settings.UnixSocketPerm, socket => OnAccept(socket, unix: true), _logger);
+            if (Settings.MetricsPort != 0) _metrics = new MetricsEndpoint(this, Settings.MetricsPort);
         }
         catch
         {
             foreach (var l in _listeners) l.Dispose();
             _listeners.Clear();
+            _unixListener?.Dispose();
+            _unixListener = null;
+            _metrics?.Dispose();
+            _metrics = null;
             throw;
         }
-        if (_listeners.Count == 0)
+        if (_listeners.Count == 0 && _unixListener is null)
             throw new SocketException((int)SocketError.AddressNotAvailable, "none of the bind addresses is available: " + string.Join(' ', Settings.Bind));
-        _boundPort = _listeners[0].LocalEndPoint.Port; // a restart after a failed stop listens where clients were told
+        if (_listeners.Count > 0) _boundPort = _listeners[0].LocalEndPoint.Port; // a restart after a failed stop listens where clients were told
         foreach (var l in _listeners)
         {
             l.Start();
             _logger.LogInformation("Ready to accept connections on {EndPoint}", l.LocalEndPoint);
+        }
+        if (_unixListener is { } unixListener)
+        {
+            unixListener.Start();
+            _logger.LogInformation("Ready to accept connections on unix socket {Path}", unixListener.Path);
+        }
+        if (_metrics is { } metrics)
+        {
+            metrics.Start();
+            _logger.LogInformation("Serving Prometheus metrics on port {Port} (/metrics)", metrics.Port);
         }
         _housekeeping = new Timer(_ => Housekeeping(), null, 100, 100);
     }
@@ -195,12 +252,14 @@ public sealed class RespServer : IDisposable
 
     private static readonly byte[] s_maxClientsError = Encoding.ASCII.GetBytes("-ERR max number of clients reached\r\n");
 
-    private void OnAccept(Socket socket)
+    private void OnAccept(Socket socket) => OnAccept(socket, unix: false);
+
+    private void OnAccept(Socket socket, bool unix)
     {
         if (Volatile.Read(ref _stopped) != 0) { socket.Dispose(); return; }
         // Redis's order: maxclients, then protected mode; a refused client counts as rejected, not as received.
         byte[]? refusal = Clients.Count >= Settings.MaxClients ? s_maxClientsError
-            : !ProtectedMode.Allows(Settings, (socket.RemoteEndPoint as IPEndPoint)?.Address) ? ProtectedMode.DeniedReply
+            : !unix && !ProtectedMode.Allows(Settings, (socket.RemoteEndPoint as IPEndPoint)?.Address) ? ProtectedMode.DeniedReply
             : null;
         if (refusal is not null)
         {
@@ -210,7 +269,7 @@ public sealed class RespServer : IDisposable
             return;
         }
         Stats.ConnectionReceived();
-        var connection = new ClientConnection(socket, Settings.Limits, _logger);
+        var connection = new ClientConnection(socket, Settings.Limits, _logger) { UnixSocketPath = unix ? Settings.UnixSocket : null };
         var session = new RespServerSession(this, connection);
         Clients.Add(session);
         // Off the accept loop: a connection whose first receive completes at once must not delay accepts.
@@ -237,6 +296,10 @@ public sealed class RespServer : IDisposable
             _housekeeping?.Dispose();
             foreach (var l in _listeners) l.Dispose();
             _listeners.Clear();
+            _unixListener?.Dispose(); // deletes the socket file
+            _unixListener = null;
+            _metrics?.Dispose();
+            _metrics = null;
             foreach (var s in Clients.Snapshot()) s.Kill(graceful: true);
             var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
             while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);

@@ -57,5 +57,22 @@ public sealed class ServerSettings
     /// <summary>Called when the log level changes (the host maps it onto its logging filter).</summary>
     public Action<string>? LogLevelChanged { get; set; }
 
+    /// <summary>slowlog-log-slower-than at start, µs (negative: off, 0: every command).</summary>
+    public int SlowlogLogSlowerThan { get; set; } = 10_000;
+    /// <summary>slowlog-max-len at start.</summary>
+    public int SlowlogMaxLen { get; set; } = 128;
+    /// <summary>latency-monitor-threshold at start, ms (0: off).</summary>
+    public int LatencyMonitorThreshold { get; set; }
+    /// <summary>latency-tracking at start: per-command latency histograms (INFO latencystats, LATENCY HISTOGRAM).</summary>
+    public bool LatencyTracking { get; set; } = true;
+    /// <summary>latency-tracking-info-percentiles at start.</summary>
+    public double[] LatencyTrackingInfoPercentiles { get; set; } = [50, 99, 99.9];
+    /// <summary>unixsocket: path of a Unix domain socket to listen on as well (null: none).</summary>
+    public string? UnixSocket { get; set; }
+    /// <summary>unixsocketperm: the socket file's permissions (0: as the umask leaves them).</summary>
+    public int UnixSocketPerm { get; set; }
+    /// <summary>--metrics-port: port of the Prometheus /metrics endpoint on the bind addresses (0: off).</summary>
+    public int MetricsPort { get; set; }
+
     public bool PasswordRequired => !string.IsNullOrEmpty(RequirePass);
 }

@@ -57,6 +57,7 @@ public sealed class ClientConnection : ISessionChannel
 
     public IPEndPoint? RemoteEndPoint { get; }
     public IPEndPoint? LocalEndPoint { get; }
+    public string? UnixSocketPath { get; init; }
     public long Handle { get; }
     public long BytesIn => Interlocked.Read(ref _bytesIn);
     public long BytesOut => Interlocked.Read(ref _bytesOut);

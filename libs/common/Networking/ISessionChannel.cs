@@ -14,6 +14,8 @@ public interface ISessionChannel
 {
     IPEndPoint? RemoteEndPoint { get; }
     IPEndPoint? LocalEndPoint { get; }
+    /// <summary>The server's Unix socket path when the client connected through it (the endpoints are then null).</summary>
+    string? UnixSocketPath => null;
     /// <summary>The socket's handle (CLIENT LIST fd=); -1 without a socket.</summary>
     long Handle { get; }
     long BytesIn { get; }

@@ -89,7 +89,9 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "protected-mode", "notify-keyspace-events"];
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "protected-mode", "notify-keyspace-events",
+         "unixsocket", "unixsocketperm", "metrics-port", "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
+         "latency-tracking", "latency-tracking-info-percentiles"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
@@ -123,6 +125,14 @@ public static class ConfigFileLoader
             case "protected-mode": o.ProtectedMode ??= value; return true;
             case "notify-keyspace-events": o.NotifyKeyspaceEvents ??= value; return true;
             case var encoding when IsEncodingLimit(encoding): o.ObjectEncodings[encoding] = value; return true;
+            case "unixsocket": o.UnixSocket ??= value; return true;
+            case "unixsocketperm": o.UnixSocketPerm ??= value; return true;
+            case "metrics-port": o.MetricsPort ??= ParseInt("metrics-port", value); return true;
+            case "slowlog-log-slower-than": o.SlowlogLogSlowerThan ??= ParseInt("slowlog-log-slower-than", value); return true;
+            case "slowlog-max-len": o.SlowlogMaxLen ??= ParseInt("slowlog-max-len", value); return true;
+            case "latency-monitor-threshold": o.LatencyMonitorThreshold ??= ParseInt("latency-monitor-threshold", value); return true;
+            case "latency-tracking": o.LatencyTracking ??= value; return true;
+            case "latency-tracking-info-percentiles": o.LatencyTrackingInfoPercentiles ??= value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;
             case "maxclients": o.MaxClients ??= ParseInt("maxclients", value); return true;

@@ -67,6 +67,30 @@ public sealed class GarnetServerOptions
     [Option("protected-mode", HelpText = "yes or no. While yes and no password is set (--requirepass), clients that do not connect from the loopback interface get a DENIED error and are closed, as in Redis. Default: yes")]
     public string? ProtectedMode { get; set; }
 
+    [Option("unixsocket", HelpText = "Also accept clients on this Unix domain socket path (as redis.conf's unixsocket); a stale socket file is replaced, and the file is deleted at shutdown. With --port 0, only the socket is served. Default: none")]
+    public string? UnixSocket { get; set; }
+
+    [Option("unixsocketperm", HelpText = "Permissions of the Unix socket file, octal as in redis.conf (e.g. 700, 770); 0 leaves them as the umask makes them. Default: 0")]
+    public string? UnixSocketPerm { get; set; }
+
+    [Option("metrics-port", HelpText = "Serve Prometheus metrics at http://<bind>:<port>/metrics (0 = off). Default: 0")]
+    public int? MetricsPort { get; set; }
+
+    [Option("slowlog-log-slower-than", HelpText = "Log commands that run at least this many microseconds in the slow log (SLOWLOG GET); -1 = off, 0 = every command. Default: 10000")]
+    public long? SlowlogLogSlowerThan { get; set; }
+
+    [Option("slowlog-max-len", HelpText = "Entries the slow log keeps. Default: 128")]
+    public long? SlowlogMaxLen { get; set; }
+
+    [Option("latency-monitor-threshold", HelpText = "Record latency events (LATENCY LATEST) of at least this many milliseconds; 0 = off. Default: 0")]
+    public long? LatencyMonitorThreshold { get; set; }
+
+    [Option("latency-tracking", HelpText = "yes or no: keep a latency histogram per command (INFO latencystats, LATENCY HISTOGRAM, Prometheus). Default: yes")]
+    public string? LatencyTracking { get; set; }
+
+    [Option("latency-tracking-info-percentiles", HelpText = "Percentiles INFO latencystats shows, separated by spaces, each 0-100. Default: \"50 99 99.9\"")]
+    public string? LatencyTrackingInfoPercentiles { get; set; }
+
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
 

@@ -18,6 +18,10 @@ public static class SettingsBuilder
         ["timeout"] = "0 (never) or a number of seconds",
         ["compaction-interval"] = "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)",
         ["read-queue-depth"] = "an integer from 1 to 1024",
+        ["metrics-port"] = "0 (off) or a port from 1 to 65535, not the RESP port",
+        ["slowlog-log-slower-than"] = "-1 (off) or a number of microseconds up to 2147483647",
+        ["slowlog-max-len"] = "an integer from 0 to 2147483647",
+        ["latency-monitor-threshold"] = "0 (off) or a number of milliseconds up to 2147483647",
     };
 
     public static ServerSettings Build(GarnetServerOptions o)
@@ -113,8 +117,65 @@ public static class SettingsBuilder
             ConfigParameters.ApplyOutputBufferLimit(s, classes);
         }
         else if (obl.Length > 0) s.OutputBufferHardLimit = Memory("client-output-buffer-limit", obl, 0, long.MaxValue);
+        Observability(o, s);
         return s;
     }
+
+    /// <summary>Unix socket, metrics endpoint, slow log and latency options (docs/observability.md).</summary>
+    private static void Observability(GarnetServerOptions o, ServerSettings s)
+    {
+        if (!string.IsNullOrEmpty(o.UnixSocket))
+        {
+            string path = o.UnixSocket;
+            // sun_path holds 108 bytes with the terminating NUL on Linux (104 on macOS).
+            if (System.Text.Encoding.UTF8.GetByteCount(path) > 107) throw Invalid("unixsocket", path, "a path of at most 107 bytes");
+            string full = Path.GetFullPath(path);
+            string dir = Path.GetDirectoryName(full) ?? "/";
+            if (Directory.Exists(full)) throw Invalid("unixsocket", path, "a file path (this is a directory)");
+            if (!Directory.Exists(dir)) throw Invalid("unixsocket", path, $"a path in an existing directory ({dir} does not exist)");
+            if (!DirectoryWritable(dir)) throw Invalid("unixsocket", path, $"a path in a directory this user can write ({dir} is not writable)");
+            s.UnixSocket = path;
+        }
+        string perm = (o.UnixSocketPerm ?? "0").Trim();
+        if (perm.Length == 0 || perm.Length > 4 || perm.Any(c => c < '0' || c > '7')) throw Invalid("unixsocketperm", o.UnixSocketPerm, "an octal file mode from 0 to 777, e.g. 700 or 770");
+        int mode = Convert.ToInt32(perm, 8);
+        if (mode > 0x1FF) throw Invalid("unixsocketperm", o.UnixSocketPerm, "an octal file mode from 0 to 777, e.g. 700 or 770");
+        s.UnixSocketPerm = mode;
+        int metrics = o.MetricsPort ?? 0;
+        if (metrics < 0 || metrics > 65535 || (metrics != 0 && metrics == s.Port)) throw Invalid("metrics-port", o.MetricsPort, AllowedIntegers["metrics-port"]);
+        s.MetricsPort = metrics;
+        long slower = o.SlowlogLogSlowerThan ?? 10_000;
+        if (slower < -1 || slower > int.MaxValue) throw Invalid("slowlog-log-slower-than", o.SlowlogLogSlowerThan, AllowedIntegers["slowlog-log-slower-than"]);
+        s.SlowlogLogSlowerThan = (int)slower;
+        long maxLen = o.SlowlogMaxLen ?? 128;
+        if (maxLen < 0 || maxLen > int.MaxValue) throw Invalid("slowlog-max-len", o.SlowlogMaxLen, AllowedIntegers["slowlog-max-len"]);
+        s.SlowlogMaxLen = (int)maxLen;
+        long latency = o.LatencyMonitorThreshold ?? 0;
+        if (latency < 0 || latency > int.MaxValue) throw Invalid("latency-monitor-threshold", o.LatencyMonitorThreshold, AllowedIntegers["latency-monitor-threshold"]);
+        s.LatencyMonitorThreshold = (int)latency;
+        s.LatencyTracking = (o.LatencyTracking ?? "yes").ToLowerInvariant() switch
+        {
+            "yes" or "true" or "1" => true,
+            "no" or "false" or "0" => false,
+            _ => throw Invalid("latency-tracking", o.LatencyTracking, "yes or no"),
+        };
+        if (o.LatencyTrackingInfoPercentiles is { } p)
+        {
+            if (!ObservabilityParameters.TryParsePercentiles(p, out var percentiles, out var error))
+                throw Invalid("latency-tracking-info-percentiles", p, $"numbers from 0 to 100 separated by spaces, e.g. \"50 99 99.9\" ({error})");
+            s.LatencyTrackingInfoPercentiles = percentiles;
+        }
+    }
+
+    private static bool DirectoryWritable(string dir)
+    {
+        if (OperatingSystem.IsWindows()) return true;
+        // access(2) W_OK|X_OK: what bind(2) needs to create the socket file.
+        return Access(dir, 2 | 1) == 0;
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "access", SetLastError = true)]
+    private static extern int Access([System.Runtime.InteropServices.MarshalAs(System.Runtime.InteropServices.UnmanagedType.LPUTF8Str)] string path, int mode);
 
     private static long Memory(string name, string value, long min, long max)
     {

@@ -119,8 +119,8 @@ public static class ClientCommands
         long omem = conn.PendingPushBytes;
         var sb = new StringBuilder(256);
         sb.Append("id=").Append(c.Id)
-          .Append(" addr=").Append(FormatEndPoint(conn.RemoteEndPoint))
-          .Append(" laddr=").Append(FormatEndPoint(conn.LocalEndPoint))
+          .Append(" addr=").Append(FormatPeer(conn, local: false))
+          .Append(" laddr=").Append(FormatPeer(conn, local: true))
           .Append(" fd=").Append(conn.Handle)
           .Append(" name=").Append(c.Name ?? "")
           .Append(" age=").Append((now - c.CreatedMs) / 1000)
@@ -169,6 +169,11 @@ public static class ClientCommands
         return f.Length == 0 ? "N" : f.ToString();
     }
 
+    /// <summary>A client's address (local: the server's end) as Redis shows it: ip:port, or &lt;unixsocket&gt;:0 for a client
+    /// connected through the Unix socket.</summary>
+    internal static string FormatPeer(Garnet.common.Networking.ISessionChannel c, bool local) =>
+        c.UnixSocketPath is { } path ? path + ":0" : FormatEndPoint(local ? c.LocalEndPoint : c.RemoteEndPoint);
+
     internal static string FormatEndPoint(IPEndPoint? ep)
     {
         if (ep is null) return "";
@@ -200,7 +205,7 @@ public static class ClientCommands
         {
             // Old form: CLIENT KILL addr:port
             string addr = s.ArgString(2);
-            var target = clients.FirstOrDefault(c => FormatEndPoint(c.Connection.RemoteEndPoint) == addr);
+            var target = clients.FirstOrDefault(c => FormatPeer(c.Connection, local: false) == addr);
             if (target is null) { s.WriteError("ERR No such client"); return; }
             s.Writer.WriteOk();
             KillOne(s, target);
@@ -256,8 +261,8 @@ public static class ClientCommands
         long now = Environment.TickCount64;
         var victims = clients.Where(c =>
             (id is null || c.Id == id) &&
-            (addrFilter is null || FormatEndPoint(c.Connection.RemoteEndPoint) == addrFilter) &&
-            (laddrFilter is null || FormatEndPoint(c.Connection.LocalEndPoint) == laddrFilter) &&
+            (addrFilter is null || FormatPeer(c.Connection, local: false) == addrFilter) &&
+            (laddrFilter is null || FormatPeer(c.Connection, local: true) == laddrFilter) &&
             (user is null || c.User == user) &&
             (type is null || IsOfType(c, type)) &&
             (maxAge == 0 || (now - c.CreatedMs) / 1000 >= maxAge) &&

@@ -191,6 +191,10 @@ public sealed class CommandDefinition
 
     public bool HasSubcommands => Subcommands.Length > 0;
 
+    /// <summary>Index of this command (or subcommand) in its table, 0 .. CommandTable.Count-1: per-command statistics
+    /// (Metrics/CommandStatistics) are kept in arrays indexed by it.</summary>
+    public int Id { get; internal set; }
+
     /// <summary>Key-spec flags for COMMAND INFO (e.g. "RW", "access", "update"); derived from Flags when empty.</summary>
     public string[] KeySpecFlags { get; init; } = [];
 

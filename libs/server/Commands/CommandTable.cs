@@ -26,7 +26,18 @@ public sealed class CommandTable
         var list = rows.Select(Complete).ToList();
         Commands = list;
         _lookup = new CommandLookup(list);
+        var all = new List<CommandDefinition>();
+        foreach (var c in list)
+        {
+            all.Add(c);
+            all.AddRange(c.Subcommands);
+        }
+        for (int i = 0; i < all.Count; i++) all[i].Id = i;
+        AllWithSubcommands = all;
     }
+
+    /// <summary>Every command and subcommand, indexed by CommandDefinition.Id.</summary>
+    public IReadOnlyList<CommandDefinition> AllWithSubcommands { get; }
 
     public CommandDefinition? Find(ReadOnlySpan<byte> name) => _lookup.Find(name);
 
@@ -402,6 +413,32 @@ public sealed class CommandTable
         // server
         yield return new() { Name = "time", Arity = 1, Flags = Loading | Stale | Fast, Group = "server", Since = "2.6.0", Summary = "Returns the server time.", Tips = ["nondeterministic_output"], Handler = ServerCommands.Time };
         yield return new() { Name = "info", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Dangerous, Group = "server", Summary = "Returns information and statistics about the server.", Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"], Handler = ServerCommands.Info };
+        // slow log and latency monitor (SlowLogCommands, LatencyCommands; docs/observability.md)
+        yield return new()
+        {
+            Name = "slowlog", Arity = -2, Acl = A.Slow, Group = "server", Since = "2.2.12", Summary = "A container for slow log commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "get", Arity = -2, Flags = Admin | Loading | Stale, Since = "2.2.12", Summary = "Returns the slow log's entries.", Complexity = "O(N) where N is the number of entries returned", Tips = ["request_policy:all_nodes", "nondeterministic_output"], Handler = SlowLogCommands.Get },
+                new() { Name = "len", Arity = 2, Flags = Admin | Loading | Stale, Since = "2.2.12", Summary = "Returns the number of entries in the slow log.", Tips = ["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"], Handler = SlowLogCommands.Len },
+                new() { Name = "reset", Arity = 2, Flags = Admin | Loading | Stale, Since = "2.2.12", Summary = "Clears all entries from the slow log.", Complexity = "O(N) where N is the number of entries in the slowlog", Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"], Handler = SlowLogCommands.Reset },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "6.2.0", Summary = "Show helpful text about the different subcommands", Handler = SlowLogCommands.Help },
+            ],
+        };
+        yield return new()
+        {
+            Name = "latency", Arity = -2, Acl = A.Slow, Group = "server", Since = "2.8.13", Summary = "A container for latency diagnostics commands.", Complexity = "Depends on subcommand.",
+            Subcommands =
+            [
+                new() { Name = "doctor", Arity = 2, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.13", Summary = "Returns a human-readable latency analysis report.", Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"], Handler = LatencyCommands.Doctor },
+                new() { Name = "graph", Arity = 3, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.13", Summary = "Returns a latency graph for an event.", Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"], Handler = LatencyCommands.Graph },
+                new() { Name = "help", Arity = 2, Flags = Loading | Stale, Since = "2.8.13", Summary = "Returns helpful text about the different subcommands.", Handler = LatencyCommands.Help },
+                new() { Name = "histogram", Arity = -2, Flags = Admin | NoScript | Loading | Stale, Since = "7.0.0", Summary = "Returns the cumulative distribution of latencies of a subset or all commands.", Complexity = "O(N) where N is the number of commands with latency information being retrieved.", Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"], Handler = LatencyCommands.Histogram },
+                new() { Name = "history", Arity = 3, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.13", Summary = "Returns timestamp-latency samples for an event.", Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"], Handler = LatencyCommands.History },
+                new() { Name = "latest", Arity = 2, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.13", Summary = "Returns the latest latency samples for all events.", Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"], Handler = LatencyCommands.Latest },
+                new() { Name = "reset", Arity = -2, Flags = Admin | NoScript | Loading | Stale, Since = "2.8.13", Summary = "Resets the latency data for one or more events.", Tips = ["request_policy:all_nodes", "response_policy:agg_sum"], Handler = LatencyCommands.Reset },
+            ],
+        };
         yield return new() { Name = "save", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading | NoMulti, Group = "server", Summary = "Synchronously saves the database(s) to disk.", Complexity = "O(N) where N is the total number of keys in all databases", Handler = PersistenceCommands.Save };
         yield return new() { Name = "bgsave", Arity = -1, Flags = Admin | NoScript | NoAsyncLoading, Group = "server", Summary = "Asynchronously saves the database(s) to disk.", Complexity = "O(1)", Handler = PersistenceCommands.BgSave };
         yield return new() { Name = "bgrewriteaof", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading, Group = "server", Summary = "Asynchronously rewrites the append-only file to disk.", Complexity = "O(1)", Handler = PersistenceCommands.BgRewriteAof };

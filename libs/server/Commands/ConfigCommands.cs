@@ -55,6 +55,7 @@ public static class ConfigCommands
     public static void ResetStat(RespServerSession s)
     {
         s.Server.Stats.Reset(s.Server.Store.ExpiredKeys);
+        s.Server.CommandStats.Reset();
         s.Writer.WriteOk();
     }
 

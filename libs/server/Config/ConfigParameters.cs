@@ -40,8 +40,6 @@ public static class ConfigParameters
         },
         Fixed("tcp-backlog", "511"),
         Fixed("tcp-keepalive", "0"),
-        Fixed("unixsocket", ""),
-        Fixed("unixsocketperm", "0"),
         Fixed("tls-port", "0"),
         new()
         {
@@ -95,7 +93,6 @@ public static class ConfigParameters
                 ? (() => s.Settings.NotifyKeyspaceEvents = (int)flags, null)
                 : (null, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
         },
-        Fixed("latency-tracking", "no"),
         // security
         new()
         {
@@ -209,6 +206,9 @@ public static class ConfigParameters
         new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
         new() { Name = "read-queue-depth", Get = s => Int(s.Settings.ReadQueueDepth) },
         new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
+        new() { Name = "metrics-port", Get = s => Int(s.MetricsPort) },
+        // slow log, latency monitor, latency tracking, Unix socket (ObservabilityParameters)
+        .. ObservabilityParameters.All,
     ];
 
     /// <summary>A size limit of a compact encoding (0 .. int.MaxValue here; Redis allows up to LONG_MAX, which no collection

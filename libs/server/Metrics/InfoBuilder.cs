@@ -20,9 +20,9 @@ public static class InfoBuilder
     public static readonly string[] DefaultSections =
         ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "module_list", "errorstats", "cluster", "keyspace"];
 
-    // Every section in output order; "all" takes these (commandstats is not measured: see docs/commands.md).
+    // Every section in output order (Redis's genRedisInfoString); "all" and "everything" take these.
     private static readonly string[] s_order =
-        ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "module_list", "latencystats", "errorstats", "cluster", "keyspace"];
+        ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "module_list", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"];
 
     public static string Build(RespServer server, IReadOnlyList<string> requested)
     {
@@ -60,7 +60,8 @@ public static class InfoBuilder
             case "replication": Replication(server, sb); break;
             case "cpu": Cpu(sb); break;
             case "module_list": sb.Append("# Modules\r\n"); break;
-            case "latencystats": sb.Append("# Latencystats\r\n"); break; // latency-tracking is off (CONFIG GET latency-tracking)
+            case "commandstats": CommandStatsSection(server, sb); break;
+            case "latencystats": LatencyStatsSection(server, sb); break;
             case "errorstats": ErrorStatsSection(server, sb); break;
             case "cluster": sb.Append("# Cluster\r\n"); Line(sb, "cluster_enabled", 0); break;
             case "keyspace": Keyspace(server, sb, expiry); break;
@@ -138,6 +139,7 @@ public static class InfoBuilder
             line.Append(",port=").Append(group.Key);
             Line(sb, "listener" + n++, line.ToString());
         }
+        if (server.UnixSocketPath is { } unixPath) Line(sb, "listener" + n++, "name=unix,bind=" + unixPath);
         Line(sb, "garnet_version", asm.GetName().Version?.ToString(3) ?? "0.0.0");
         Line(sb, "runtime", RuntimeInformation.FrameworkDescription);
         Line(sb, "gc_mode", System.Runtime.GCSettings.IsServerGC ? "server" : "workstation");
@@ -406,6 +408,42 @@ public static class InfoBuilder
         sb.Append("# Errorstats\r\n");
         foreach (var (code, count) in server.Stats.Errors.Snapshot())
             sb.Append("errorstat_").Append(code).Append(":count=").Append(count.ToString(CultureInfo.InvariantCulture)).Append("\r\n");
+    }
+
+    /// <summary>cmdstat_&lt;name&gt;:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every command
+    /// (and subcommand, as container|sub) with a call, a rejection or a failure.</summary>
+    private static void CommandStatsSection(RespServer server, StringBuilder sb)
+    {
+        sb.Append("# Commandstats\r\n");
+        foreach (var cmd in server.Commands.AllWithSubcommands)
+        {
+            var f = server.CommandStats.Read(cmd.Id);
+            if (!f.Any) continue;
+            double perCall = f.Calls == 0 ? 0 : (float)f.Usec / f.Calls;
+            sb.Append("cmdstat_").Append(cmd.FullName).Append(CultureInfo.InvariantCulture,
+                $":calls={f.Calls},usec={f.Usec},usec_per_call={perCall:0.00},rejected_calls={f.RejectedCalls},failed_calls={f.FailedCalls}\r\n");
+        }
+    }
+
+    /// <summary>latency_percentiles_usec_&lt;name&gt;:p50=..,p99=..,p99.9=.. (latency-tracking-info-percentiles) for every command
+    /// with a latency histogram.</summary>
+    private static void LatencyStatsSection(RespServer server, StringBuilder sb)
+    {
+        sb.Append("# Latencystats\r\n");
+        var percentiles = server.LatencyPercentiles;
+        foreach (var cmd in server.Commands.AllWithSubcommands)
+        {
+            if (server.CommandStats.Histogram(cmd.Id) is not { } h) continue;
+            sb.Append("latency_percentiles_usec_").Append(cmd.FullName).Append(':');
+            for (int j = 0; j < percentiles.Length; j++)
+            {
+                if (j > 0) sb.Append(',');
+                double usec = LatencyHistogram.ValueAtPercentile(h, percentiles[j]) / 1000.0;
+                sb.Append('p').Append(Config.ObservabilityParameters.FormatPercentile(percentiles[j])).Append('=')
+                  .Append(usec.ToString("0.000", CultureInfo.InvariantCulture));
+            }
+            sb.Append("\r\n");
+        }
     }
 
     private static void Keyspace(RespServer server, StringBuilder sb, Lazy<ExpirySampler.Estimate> expiry)

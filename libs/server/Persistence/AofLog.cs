@@ -61,6 +61,10 @@ public sealed class AofLog : IDisposable
     private volatile AofFsync _policy;
     /// <summary>The fsync policy (CONFIG SET appendfsync changes it; the flusher uses the new one from its next round).</summary>
     public AofFsync Policy { get => _policy; set { _policy = value; _wake.Set(); } }
+
+    /// <summary>Reports how long a write or an fsync of the writer took (event, ms): the latency monitor's aof-write,
+    /// aof-fsync-always and aof-fsync events (it keeps those over latency-monitor-threshold).</summary>
+    public Action<string, long>? Latency { get; set; }
     public long DurableLsn => Interlocked.Read(ref _durableLsn);
     public long AppendedLsn { get { lock (_appendLock) return _appendLsn; } }
     public long CurrentSequence { get { lock (_appendLock) return _seq; } }
@@ -235,17 +239,21 @@ public sealed class AofLog : IDisposable
             long end = -1;
             try
             {
+                long writeStart = System.Diagnostics.Stopwatch.GetTimestamp();
                 foreach (var (seq, data, endLsn, startMs) in blocks)
                 {
                     WriteBlock(seq, data.WrittenSpan, startMs);
                     end = endLsn;
                     written++;
                 }
+                if (written > 0) Latency?.Invoke("aof-write", (long)System.Diagnostics.Stopwatch.GetElapsedTime(writeStart).TotalMilliseconds);
                 bool sync = Policy == AofFsync.Always || (Policy == AofFsync.EverySec && Environment.TickCount64 - _lastFsyncMs >= 1000) || stopping || _forceSync;
                 _forceSync = false;
                 if (sync && _file is not null)
                 {
+                    long fsyncStart = System.Diagnostics.Stopwatch.GetTimestamp();
                     _file.Flush(flushToDisk: true);
+                    Latency?.Invoke(Policy == AofFsync.Always ? "aof-fsync-always" : "aof-fsync", (long)System.Diagnostics.Stopwatch.GetElapsedTime(fsyncStart).TotalMilliseconds);
                     _lastFsyncMs = Environment.TickCount64;
                 }
                 if (end >= 0)

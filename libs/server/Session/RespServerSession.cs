@@ -361,6 +361,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
+            if (cmd is not null) Server.CommandStats.Rejected(cmd.Id);
             _transaction?.FlagQueueingError(); // as Redis: a command refused while queueing fails the EXEC
             return;
         }
@@ -376,6 +377,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             switch (Server.Scripts.BusyGate(this, CanFinishLater, out var wait, out string? busy))
             {
                 case Scripting.ScriptRunner.GateOutcome.Busy:
+                    Server.CommandStats.Rejected(cmd.Id);
                     WriteError(busy!);
                     return;
                 case Scripting.ScriptRunner.GateOutcome.WaitLater:
@@ -490,6 +492,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         LastCommand = cmd.FullName;
         if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
         {
+            Server.CommandStats.Rejected(cmd.Id);
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
             return null;
         }
@@ -558,6 +561,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Writer.Limit = Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
         try
         {
             _propagateAs = null;
@@ -604,6 +608,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
+        Metrics.CommandObserver.Ran(this, cmd, System.Diagnostics.Stopwatch.GetTimestamp() - started, _errors != errorsBefore);
     }
 
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
