@@ -44,7 +44,7 @@ public static class AdminClientCommands
     /// <summary>CLIENT PAUSE timeout [WRITE|ALL].</summary>
     public static void Pause(RespServerSession s)
     {
-        if (s.Argc > 4) { s.WriteError("ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."); return; }
+        if (s.Argc > 4) { s.WriteError($"ERR unknown subcommand or wrong number of arguments for '{s.ArgString(1)}'. Try CLIENT HELP."); return; }
         bool all = true;
         if (s.Argc == 4)
         {

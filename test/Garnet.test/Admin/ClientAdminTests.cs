@@ -43,7 +43,7 @@ public class ClientAdminTests : ServerFixture
         Assert.That(c.RunText("CLIENT", "PAUSE", "abc"), Is.EqualTo("-ERR timeout is not an integer or out of range\r\n"));
         Assert.That(c.RunText("CLIENT", "PAUSE", "-1"), Is.EqualTo("-ERR timeout is negative\r\n"));
         Assert.That(c.RunText("CLIENT", "PAUSE", "10", "foo"), Is.EqualTo("-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"));
-        Assert.That(c.RunText("CLIENT", "PAUSE", "10", "write", "x"), Is.EqualTo("-ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP.\r\n"));
+        Assert.That(c.RunText("CLIENT", "PAUSE", "10", "write", "x"), Is.EqualTo("-ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.\r\n"), "the name as sent, as Redis");
         Assert.That(c.RunText("CLIENT", "UNPAUSE", "x"), Is.EqualTo("-ERR wrong number of arguments for 'client|unpause' command\r\n"));
         Assert.That(c.RunText("CLIENT", "UNPAUSE"), Is.EqualTo("+OK\r\n"));
     }

@@ -118,7 +118,6 @@ public class AdminSideBySideTests : RedisSideBySide
         ["CONFIG", "SET", "maxclients", "abc"],
         ["CONFIG", "SET", "maxclients", "abc", "nosuch", "1"],
         ["CONFIG", "SET", "timeout", "7", "maxclients", "9000"],
-        ["CONFIG", "GET", "timeout", "maxclients"],
         ["CONFIG", "SET", "timeout", "0", "maxclients", "10000"],
         ["CONFIG", "REWRITE"],
         ["CLIENT", "PAUSE", "abc"],

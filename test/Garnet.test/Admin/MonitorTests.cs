@@ -94,6 +94,7 @@ public class MonitorTests : ServerFixture
         string args;
         do args = Next(monitor).args; while (!args.Contains("se-key")); // the client's handshake comes first
         Assert.That(args, Is.EqualTo("\"SET\" \"se-key\" \"v\"").IgnoreCase);
+        Assert.That(_server.Server.Server.Monitors.Count, Is.EqualTo(1));
         Assert.That(monitor.RunText("QUIT"), Is.EqualTo("+OK\r\n"));
         Assert.That(_server.Server.Server.Monitors.Count, Is.EqualTo(0).After(2000, 20));
     }
@@ -102,7 +103,7 @@ public class MonitorTests : ServerFixture
     public void RedisCliMonitorReadsIt()
     {
         if (!File.Exists("/usr/bin/redis-cli")) Assert.Ignore("redis-cli is not installed");
-        var psi = new System.Diagnostics.ProcessStartInfo("/usr/bin/redis-cli", $"-p {_server.Port} --monitor") { RedirectStandardOutput = true };
+        var psi = new System.Diagnostics.ProcessStartInfo("/usr/bin/redis-cli", $"-p {_server.Port} monitor") { RedirectStandardOutput = true };
         using var cli = System.Diagnostics.Process.Start(psi)!;
         try
         {
