@@ -96,7 +96,9 @@ public class MonitorTests : ServerFixture
         Assert.That(args, Is.EqualTo("\"SET\" \"se-key\" \"v\"").IgnoreCase);
         Assert.That(_server.Server.Server.Monitors.Count, Is.EqualTo(1));
         Assert.That(monitor.RunText("QUIT"), Is.EqualTo("+OK\r\n"));
-        Assert.That(_server.Server.Server.Monitors.Count, Is.EqualTo(0).After(2000, 20));
+        Assert.That(monitor.HasData(2000), Is.True, "the server closes the connection");
+        Assert.That(() => _server.Server.Server.Monitors.Count, Is.EqualTo(0).After(2000, 20),
+            () => _server.Client().Execute("CLIENT", "LIST").Text!);
     }
 
     [Test]
