@@ -71,7 +71,11 @@ public sealed class RespServer : IDisposable
         // Only now: a checkpoint during the replay would not know the AOF. What was loaded counts as saved, as in Redis.
         Checkpoints.StartSaveRules();
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+        ConfigAtStart = Config.ConfigRewrite.Snapshot(this);
     }
+
+    /// <summary>The run-time parameters' values at start (CONFIG REWRITE appends those changed since).</summary>
+    public IReadOnlyDictionary<string, string> ConfigAtStart { get; }
 
     public ServerSettings Settings { get; }
 
@@ -102,6 +106,12 @@ public sealed class RespServer : IDisposable
 
     /// <summary>Pub/sub subscriptions and message delivery (PUBLISH, keyspace notifications).</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
+
+    /// <summary>Clients in MONITOR mode and what they are sent (Clients/MonitorFeed).</summary>
+    public Clients.MonitorFeed Monitors { get; } = new();
+
+    /// <summary>CLIENT PAUSE / UNPAUSE (Clients/ClientPause).</summary>
+    public Clients.ClientPause Pause { get; } = new();
 
     /// <summary>"expired" events, and cache invalidations (CLIENT TRACKING), for keys active expiry deletes (no session
     /// behind them).</summary>
@@ -301,6 +311,7 @@ public sealed class RespServer : IDisposable
             _metrics?.Dispose();
             _metrics = null;
             foreach (var s in Clients.Snapshot()) s.Kill(graceful: true);
+            Pause.Unpause(); // held clients see they were killed and go
             var deadline = DateTime.UtcNow + (grace ?? TimeSpan.FromSeconds(5));
             while (Clients.Count > 0 && DateTime.UtcNow < deadline) Thread.Sleep(10);
             // Whoever is still there is stuck (e.g. a client that stopped reading our replies): close it now.

@@ -35,6 +35,26 @@ public sealed class RawResp : IDisposable
         return reply;
     }
 
+    /// <summary>Receives the next reply without sending anything (a MONITOR line, a push, a held reply).</summary>
+    public byte[] Read()
+    {
+        _buffer.AsSpan(_start, _end - _start).CopyTo(_buffer);
+        _end -= _start;
+        _start = 0;
+        int end = SkipReply(0);
+        var reply = _buffer.AsSpan(0, end).ToArray();
+        _start = end;
+        return reply;
+    }
+
+    public string ReadText() => Encoding.UTF8.GetString(Read());
+
+    /// <summary>Sends a command without waiting for its reply.</summary>
+    public void Send(params object[] args) => _socket.Send(RespClient.Encode(args));
+
+    /// <summary>Whether reply bytes arrived (or arrive within waitMs) that were not read yet.</summary>
+    public bool HasData(int waitMs = 0) => _end > _start || _socket.Poll(waitMs * 1000, SelectMode.SelectRead);
+
     /// <summary>The reply as text (RESP is ASCII apart from bulk contents), for messages and assertions.</summary>
     public string RunText(params object[] args) => Encoding.UTF8.GetString(Run(args));
 

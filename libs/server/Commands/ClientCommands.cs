@@ -154,6 +154,7 @@ public static class ClientCommands
     private static string Flags(RespServerSession c)
     {
         var f = new StringBuilder(4);
+        if (c.IsMonitor) f.Append('O');
         if (c.IsSubscribed) f.Append('P');
         if (c.TransactionIfAny is { } tx)
         {
@@ -166,6 +167,8 @@ public static class ClientCommands
             if (tr.Broadcast) f.Append('B');
             if (tr.BrokenRedirect) f.Append('R');
         }
+        if (c.NoEvict) f.Append('e');
+        if (c.NoTouch) f.Append('T');
         return f.Length == 0 ? "N" : f.ToString();
     }
 
@@ -294,6 +297,9 @@ public static class ClientCommands
         "LIST [options ...]", "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Return clients of specified type.",
         "    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
+        "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <option> <value>", "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.", "    * LIB-VER: the client lib version.",
@@ -303,5 +309,7 @@ public static class ClientCommands
         "TRACKINGINFO", "    Report tracking status for the current connection.",
         "CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
         "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+        "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
     ]);
 }

@@ -92,8 +92,7 @@ public static class CommandCommands
         if (c.KeyNumIndex > 0) { WriteKeyNumSpec(w, c); return; }
         // a set of key specs (RESP3 ~), as Redis
         if (!c.Keys.HasKeys && c.KeysAfterKeyword is null) { w.WriteSetHeader(0); return; }
-        string[] flags = c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
-            : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
+        string[] flags = KeySpecFlagsOf(c);
         var kw = c.KeysAfterKeyword;
         int lastKey = kw is not null ? -1 : c.Keys.Last < 0 ? c.Keys.Last : c.Keys.Last - c.Keys.First;
         w.WriteSetHeader(1);
@@ -216,7 +215,12 @@ public static class CommandCommands
         foreach (var c in all) s.Writer.WriteBulkString(c.FullName);
     }
 
-    public static void GetKeys(RespServerSession s)
+    public static void GetKeys(RespServerSession s) => GetKeys(s, withFlags: false);
+
+    /// <summary>COMMAND GETKEYSANDFLAGS: each key with its key-spec flags (as COMMAND INFO lists them).</summary>
+    public static void GetKeysAndFlags(RespServerSession s) => GetKeys(s, withFlags: true);
+
+    private static void GetKeys(RespServerSession s, bool withFlags)
     {
         var cmd = s.Server.Commands.Find(s.Arg(2));
         int argc = s.Argc - 2;
@@ -241,8 +245,22 @@ public static class CommandCommands
             return;
         }
         s.Writer.WriteArrayHeader(positions.Count);
-        foreach (var p in positions) s.Writer.WriteBulkString(s.Arg(p + 2));
+        var flags = withFlags ? KeySpecFlagsOf(cmd) : [];
+        foreach (var p in positions)
+        {
+            if (withFlags)
+            {
+                s.Writer.WriteArrayHeader(2);
+                s.Writer.WriteBulkString(s.Arg(p + 2));
+                s.Writer.WriteSetHeader(flags.Length);
+                foreach (var f in flags) s.Writer.WriteSimpleString(f);
+            }
+            else s.Writer.WriteBulkString(s.Arg(p + 2));
+        }
     }
+
+    private static string[] KeySpecFlagsOf(CommandDefinition c) => c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
+        : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
 
     public static void Help(RespServerSession s) => HelpText.Write(s, "COMMAND",
     [
@@ -254,5 +272,6 @@ public static class CommandCommands
         "DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
         "    If no command names are given, documentation details for all", "    commands are returned.",
         "GETKEYS <full-command>", "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full Redis command.",
     ]);
 }

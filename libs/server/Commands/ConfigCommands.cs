@@ -24,6 +24,12 @@ public static class ConfigCommands
         }
     }
 
+    /// <summary>
+    /// CONFIG SET name value [name value ...], all or nothing, as Redis 7.2's configSetCommand: first every name is checked
+    /// (the first unknown, immutable or repeated one is reported), then the values are
+    /// checked in order (the first bad one is reported), and only then applied; a change that fails while being applied
+    /// (e.g. appendonly yes on a failing disk) undoes the ones applied before it.
+    /// </summary>
     public static void Set(RespServerSession s)
     {
         if ((s.Argc - 2) % 2 != 0)
@@ -31,24 +37,42 @@ public static class ConfigCommands
             s.WriteError("ERR syntax error"); // as Redis: a name without a value
             return;
         }
-        var seen = new List<ConfigParameter>();
-        var changes = new List<Action>();
+        var chosen = new List<(ConfigParameter p, string arg, string value)>();
         string? unknown = null, failedArg = null, error = null;
         for (int i = 2; i < s.Argc; i += 2)
         {
             string name = s.ArgString(i);
             var p = ConfigParameters.Find(name);
-            if (p is null) { unknown ??= name; continue; }
-            if (seen.Contains(p)) { failedArg ??= name; error ??= "duplicate parameter"; continue; }
-            seen.Add(p);
-            if (p.Prepare is null) { failedArg ??= name; error ??= "can't set immutable config"; continue; }
-            var (apply, err) = p.Prepare(s.Server, s.ArgString(i + 1));
-            if (apply is null) { failedArg ??= p.Name; error ??= err; continue; }
-            changes.Add(apply);
+            if (p is null) { unknown = name; break; }
+            if (p.Prepare is null) { failedArg = name; error = "can't set immutable config"; break; }
+            if (chosen.Any(c => c.p == p)) { failedArg = name; error = "duplicate parameter"; break; }
+            chosen.Add((p, name, s.ArgString(i + 1)));
         }
         if (unknown is not null) { s.WriteError($"ERR Unknown option or number of arguments for CONFIG SET - '{unknown}'"); return; }
         if (failedArg is not null) { s.WriteError($"ERR CONFIG SET failed (possibly related to argument '{failedArg}') - {error}"); return; }
-        foreach (var c in changes) c();
+        var changes = new List<(ConfigParameter p, Action apply)>();
+        foreach (var (p, arg, value) in chosen)
+        {
+            var (apply, err) = p.Prepare!(s.Server, value);
+            if (apply is null) { s.WriteError($"ERR CONFIG SET failed (possibly related to argument '{arg}') - {err}"); return; }
+            changes.Add((p, apply));
+        }
+        var undo = new List<Action>();
+        foreach (var (p, apply) in changes)
+        {
+            string old = p.Get(s.Server);
+            try { apply(); }
+            catch (Exception ex)
+            {
+                for (int i = undo.Count - 1; i >= 0; i--)
+                {
+                    try { undo[i](); } catch { /* best effort, as Redis's restoreBackupConfig */ }
+                }
+                s.WriteError($"ERR CONFIG SET failed (possibly related to argument '{p.Name}') - {ex.GetBaseException().Message}");
+                return;
+            }
+            if (p.Prepare!(s.Server, old).apply is { } restore) undo.Add(restore);
+        }
         s.Writer.WriteOk();
     }
 
@@ -59,11 +83,16 @@ public static class ConfigCommands
         s.Writer.WriteOk();
     }
 
-    /// <summary>CONFIG REWRITE: the changes made with CONFIG SET are not written back to a file (see docs/configuration.md).</summary>
+    /// <summary>CONFIG REWRITE: the file the server was started with gets the run-time parameters' values now (Config/ConfigRewrite).</summary>
     public static void Rewrite(RespServerSession s)
     {
         if (s.Settings.ConfigFile is null) { s.WriteError("ERR The server is running without a config file"); return; }
-        s.WriteError("ERR Rewriting config file: not supported by this server (CONFIG SET changes last until restart)");
+        if (ConfigRewrite.Rewrite(s.Server, s.Settings.ConfigFile, s.Server.ConfigAtStart) is { } error)
+        {
+            s.WriteError(error);
+            return;
+        }
+        s.Writer.WriteOk();
     }
 
     public static void Help(RespServerSession s) => HelpText.Write(s, "CONFIG",

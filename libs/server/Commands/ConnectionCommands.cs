@@ -158,6 +158,10 @@ public static class ConnectionCommands
     {
         s.ResetTransaction();
         PubSubCommands.UnsubscribeAll(s, notify: false);
+        AdminClientCommands.StopMonitoring(s);
+        s.ReplyOff = s.ReplySkipNext = false;
+        if (s.NoTouch) s.NoTouch = false;
+        s.NoEvict = false;
         s.Database = 0;
         s.Protocol = 2;
         s.Name = null;

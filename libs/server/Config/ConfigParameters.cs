@@ -70,6 +70,7 @@ public static class ConfigParameters
         // general
         Fixed("daemonize", "no"),
         Fixed("supervised", "no"),
+        Fixed("enable-debug-command", "yes"), // this server's DEBUG subset is always on (Commands/DebugCommands)
         Fixed("pidfile", ""),
         Fixed("logfile", ""),
         new()

@@ -68,6 +68,24 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         set { _authenticated = value; _parser.Authenticated = value; }
     }
 
+    // ---- admin state (CLIENT REPLY / NO-EVICT / NO-TOUCH, MONITOR: Commands/AdminClientCommands) ----
+    /// <summary>In MONITOR mode (Clients/MonitorFeed): it is sent every command run, and may not touch the keyspace.</summary>
+    public bool IsMonitor { get; internal set; }
+    /// <summary>CLIENT NO-EVICT ON: recorded and listed (flag e); this server never evicts clients.</summary>
+    public bool NoEvict { get; internal set; }
+    private bool _noTouch;
+    /// <summary>CLIENT NO-TOUCH ON: reads leave the keys' last access (OBJECT IDLETIME) as it was; TOUCH still touches.</summary>
+    public bool NoTouch
+    {
+        get => _noTouch;
+        internal set { _noTouch = value; Storage.NoTouch = value; }
+    }
+    // Redis's CLIENT_REPLY_OFF, CLIENT_REPLY_SKIP (this command's reply is dropped) and CLIENT_REPLY_SKIP_NEXT.
+    internal bool ReplyOff, ReplySkip, ReplySkipNext;
+    private int _replyMark;      // where the running command's reply starts in Writer
+    private bool _deferredMuted; // the deferred reply pending belongs to a muted command
+    private bool _pauseHeld;     // the current request waits for CLIENT PAUSE to end (left unconsumed)
+
     // ---- counters, summed by ServerStatistics ----
     private long _commands, _errors, _writes;
     public long CommandsProcessed => Volatile.Read(ref _commands);
@@ -228,6 +246,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError("ERR internal error while running '" + LastCommand + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", LastCommand);
         }
+        if (_deferredMuted)
+        {
+            _deferredMuted = false;
+            Writer.Truncate(mark);
+        }
         // What the deferred work published (a served BLPOP's keyspace events): this session's copy after the reply, the
         // other subscribers' now.
         if (_afterReply is not null) WriteAfterReply();
@@ -317,6 +340,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _inputStart = input.Start;
             _requestsBehind = consumed < input.Count;
             Execute();
+            if (_pauseHeld)
+            {
+                // CLIENT PAUSE holds it: the request stays unconsumed and runs (or is held again) once the pause ends.
+                _pauseHeld = false;
+                _parser.Reset();
+                ReplyWhenDone(Server.Pause.WhenReleased(), static (_, _) => { });
+                return ProcessResult.FlushAndContinue;
+            }
             if (_readAheadStarted)
             {
                 // Its keys are being read from disk: the request stays unconsumed and runs once the reads are done.
@@ -342,6 +373,13 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
     }
 
+    /// <summary>For CLIENT PAUSE WRITE: whether the MULTI queue holds a write (or may-replicate) command.</summary>
+    private bool QueuedWrites() => _transaction is { InMulti: true } tx
+        && tx.Commands.Any(q => (q.Command.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0);
+
+    /// <summary>A monitor sees its own commands after their replies.</summary>
+    internal void WriteMonitorLineToSelf(byte[] line) => (_afterReply ??= new List<byte[]>()).Add(line);
+
     private ReadAhead? _readAhead;
     private Task? _busyWait; // set by the busy gate: await it, then run the same request again
     private bool _readAheadStarted;
@@ -354,15 +392,38 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void Execute()
     {
+        bool muted = ReplyOff || ReplySkip;
+        _replyMark = -1;
+        ExecuteCore();
+        if (_pauseHeld || _readAheadStarted) return; // it runs again later
+        if (muted && (ReplyOff || ReplySkip) && _replyMark >= 0)
+        {
+            // CLIENT REPLY OFF / SKIP: the reply is dropped (CLIENT REPLY ON clears the flags first, so its +OK goes out).
+            if (_deferredWork is not null) _deferredMuted = true;
+            else if (Writer.Length > _replyMark) Writer.Truncate(_replyMark);
+        }
+        if (ReplySkip) ReplySkip = false;
+        if (ReplySkipNext) { ReplySkip = true; ReplySkipNext = false; }
+    }
+
+    private void ExecuteCore()
+    {
         // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer
         // (up to a flush's worth: a larger backlog goes out after the batch, so replies never carry it into the
         // normal class's output limit).
         if (_pubsub is { Total: > 0 } && _connection.PendingPushBytes is > 0 and <= FlushThreshold) _connection.DrainPushes(Writer);
+        _replyMark = Writer.Length;
         var cmd = Resolve();
         if (cmd is null || !Admit(cmd))
         {
             if (cmd is not null) Server.CommandStats.Rejected(cmd.Id);
             _transaction?.FlagQueueingError(); // as Redis: a command refused while queueing fails the EXEC
+            return;
+        }
+        // CLIENT PAUSE: held before it is queued or run, as Redis's processCommand (monitors, Redis's replicas, never are).
+        if (Server.Pause.Mode != Clients.ClientPause.None && !IsMonitor && CanFinishLater && Server.Pause.Holds(cmd, QueuedWrites))
+        {
+            _pauseHeld = true;
             return;
         }
         if (_transaction is { InMulti: true } && !cmd.RunsInMulti)
@@ -390,7 +451,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _readAheadStarted = true;
             return;
         }
+        bool feed = Server.Monitors.Count > 0 && Clients.MonitorFeed.Shows(cmd);
+        if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript: false); feed = false; }
         RunLocked(cmd);
+        if (feed) Server.Monitors.Feed(this, fromScript: false);
         // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
         if (_tracking is { CachingGiven: true } && _transaction is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _tracking.CachingGiven = false;
         if (_afterReply is not null) WriteAfterReply();
@@ -505,6 +569,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (!_authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0 && Settings.PasswordRequired)
         {
             WriteError("NOAUTH Authentication required.");
+            return false;
+        }
+        if (IsMonitor && (cmd.Flags & (CommandFlags.Write | CommandFlags.ReadOnly | CommandFlags.MayReplicate)) != 0)
+        {
+            // As Redis: a monitor is a replica to it, and replicas may not touch the keyspace.
+            WriteError("ERR Replica can't interact with the keyspace");
             return false;
         }
         if (_transaction is { InMulti: true } && (cmd.Flags & CommandFlags.NoMulti) != 0)
@@ -661,14 +731,17 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public bool InExec { get; private set; }
 
     /// <summary>For EXEC: runs one queued command (its locks are held by EXEC) with its own arguments in place of the request's.</summary>
-    internal void RunQueued(CommandDefinition cmd, byte[][] args)
+    internal void RunQueued(CommandDefinition cmd, byte[][] args, bool fromScript = false)
     {
         var saved = _argv;
         _argv = args;
         try
         {
             LastCommand = cmd.FullName;
+            bool feed = Server.Monitors.Count > 0 && Clients.MonitorFeed.Shows(cmd);
+            if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript); feed = false; }
             RunHandler(cmd);
+            if (feed) Server.Monitors.Feed(this, fromScript);
             if (_deferredWork is not null) FinishDeferredBlocking(); // inside EXEC the reply takes its place in the array
         }
         finally { _argv = saved; }
@@ -699,7 +772,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         int protocol = Writer.Protocol;
         string last = LastCommand;
         Writer.Protocol = resp;
-        try { RunQueued(cmd, args); }
+        try { RunQueued(cmd, args, fromScript: true); }
         finally
         {
             Writer.Protocol = protocol;
@@ -747,6 +820,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public void OnClosed()
     {
         _transaction?.Discard();
+        if (IsMonitor) Server.Monitors.Remove(this);
         if (_tracking is { On: true }) Server.Tracking.Disable(this, _tracking);
         if (_pubsub is not null) PubSubCommands.UnsubscribeAll(this, notify: false);
         Server.Clients.Remove(this);

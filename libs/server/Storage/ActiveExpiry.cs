@@ -31,7 +31,7 @@ internal static class ActiveExpiry
             try { await Task.Delay(100, stop).ConfigureAwait(false); }
             catch (OperationCanceledException) { return; }
             host.Scans.Sweep();
-            if (store.ExpiringKeyCount == 0) continue;
+            if (store.ExpiringKeyCount == 0 || !host.ActiveExpireEnabled) continue;
             try
             {
                 // Records below this tail are completely written once every operation in flight now has finished.

@@ -25,6 +25,9 @@ public abstract class ObjectOperation
     /// <summary>Reads mark the key accessed (OBJECT IDLETIME) unless this is false.</summary>
     public virtual bool TouchesKey => true;
 
+    /// <summary>Set by the session: CLIENT NO-TOUCH is on, so the read leaves the key's last access as it was.</summary>
+    public bool NoTouch;
+
     /// <summary>The engine's outcome (Found, NotFound, ...), set once the operation completed.</summary>
     public Status Status;
 
@@ -59,7 +62,7 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
 
     public bool Reader(ref RecordRef record, ref ObjectOperation op, ref NoOutput output)
     {
-        if (op.TouchesKey) record.Touch();
+        if (op.TouchesKey && !op.NoTouch) record.Touch();
         if (Of(ref record, op) is { } c) op.Apply(c);
         return true;
     }

@@ -27,6 +27,9 @@ public sealed class StorageSession : IDisposable
 
     public OpResult Result { get; } = new();
 
+    /// <summary>CLIENT NO-TOUCH: reads leave the keys' last access time as it was (TOUCH still sets it).</summary>
+    public bool NoTouch { get => Result.NoTouch; set => Result.NoTouch = value; }
+
     /// <summary>Where created and expired keys are reported (the connection's session), or null.</summary>
     public IKeyEventSink? Events { get; set; }
 
@@ -209,6 +212,7 @@ public sealed class StorageSession : IDisposable
     {
         var session = Objects();
         op.Error = null;
+        op.NoTouch = NoTouch;
         NoOutput none = default;
         var st = session.Read(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
         if (st.IsPending()) st = WaitObject(session, op);

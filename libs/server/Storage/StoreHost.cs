@@ -98,6 +98,9 @@ public sealed class StoreHost : IDisposable
         lock (_mapLock) return (int[])_physical.Clone();
     }
 
+    /// <summary>DEBUG SET-ACTIVE-EXPIRE 0 turns active expiry off (keys then expire only when read); 1 back on.</summary>
+    public volatile bool ActiveExpireEnabled = true;
+
     public long KeyCount(int db) => Store.LiveKeyCountOf(PhysicalId(db));
     public long ExpiringCount(int db) => Store.ExpiringKeyCountOf(PhysicalId(db));
 

@@ -50,6 +50,7 @@ public sealed class OpResult
     public uint AccessTime;     // OBJECT IDLETIME: the key's last access, Unix seconds
     public Garnet.server.Objects.CollectionObject? Value; // a collection value fetched whole (StringOp.Fetch)
     public long ExpiredDeletes; // pending deletes that completed by deleting an expired key (counted across ops, never reset)
+    public bool NoTouch;        // the session's CLIENT NO-TOUCH (kept across ops, never reset)
 
     public void Reset()
     {
@@ -80,7 +81,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public bool Reader(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
-        if (TouchesKey(in input)) record.Touch();
+        if (TouchesKey(in input) && (!r.NoTouch || input.Op == StringOp.Exists)) record.Touch(); // Exists touching is TOUCH
         if (record.Object is Garnet.server.Objects.CollectionObject collection) { CollectionKeyOps.Read(ref record, collection, ref input, r); return true; }
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)

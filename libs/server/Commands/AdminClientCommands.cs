@@ -1,0 +1,87 @@
+// MONITOR and the CLIENT subcommands that change how the server treats a client: REPLY, PAUSE, UNPAUSE, NO-EVICT,
+// NO-TOUCH (Redis 7.2 replies and errors). The session does the work: reply muting in RespServerSession.Execute, pauses
+// in Clients/ClientPause, the monitor feed in Clients/MonitorFeed, no-touch in the store functions.
+using Garnet.common.Resp;
+using Garnet.server.Session;
+
+namespace Garnet.server.Commands;
+
+public static class AdminClientCommands
+{
+    private const string SyntaxError = "ERR syntax error";
+
+    /// <summary>MONITOR: +OK, then every command the server runs; a second MONITOR is ignored (no reply), as Redis's.</summary>
+    public static void Monitor(RespServerSession s)
+    {
+        if (s.InExec) { s.WriteError("ERR MONITOR isn't allowed for DENY BLOCKING client"); return; }
+        if (s.IsMonitor) return;
+        s.IsMonitor = true;
+        s.Server.Monitors.Add(s);
+        s.Writer.WriteOk();
+    }
+
+    /// <summary>RESET leaves MONITOR mode.</summary>
+    public static void StopMonitoring(RespServerSession s)
+    {
+        if (!s.IsMonitor) return;
+        s.IsMonitor = false;
+        s.Server.Monitors.Remove(s);
+    }
+
+    /// <summary>CLIENT REPLY ON|OFF|SKIP (only ON replies).</summary>
+    public static void Reply(RespServerSession s)
+    {
+        if (s.ArgEquals(2, "ON"u8))
+        {
+            s.ReplyOff = s.ReplySkip = false;
+            s.Writer.WriteOk();
+        }
+        else if (s.ArgEquals(2, "OFF"u8)) s.ReplyOff = true;
+        else if (s.ArgEquals(2, "SKIP"u8)) { if (!s.ReplyOff) s.ReplySkipNext = true; }
+        else s.WriteError(SyntaxError);
+    }
+
+    /// <summary>CLIENT PAUSE timeout [WRITE|ALL].</summary>
+    public static void Pause(RespServerSession s)
+    {
+        if (s.Argc > 4) { s.WriteError($"ERR unknown subcommand or wrong number of arguments for '{s.ArgString(1)}'. Try CLIENT HELP."); return; }
+        bool all = true;
+        if (s.Argc == 4)
+        {
+            if (s.ArgEquals(3, "WRITE"u8)) all = false;
+            else if (!s.ArgEquals(3, "ALL"u8)) { s.WriteError("ERR CLIENT PAUSE mode must be WRITE or ALL"); return; }
+        }
+        if (!RespRequestParser.TryParseLong(s.Arg(2), out long ms)) { s.WriteError("ERR timeout is not an integer or out of range"); return; }
+        if (ms < 0) { s.WriteError("ERR timeout is negative"); return; }
+        s.Server.Pause.Pause(Math.Min(ms, long.MaxValue / 4), all);
+        s.Writer.WriteOk();
+    }
+
+    public static void Unpause(RespServerSession s)
+    {
+        s.Server.Pause.Unpause();
+        s.Writer.WriteOk();
+    }
+
+    public static void NoEvict(RespServerSession s)
+    {
+        if (!OnOff(s, out bool on)) return;
+        s.NoEvict = on;
+        s.Writer.WriteOk();
+    }
+
+    public static void NoTouch(RespServerSession s)
+    {
+        if (!OnOff(s, out bool on)) return;
+        s.NoTouch = on;
+        s.Writer.WriteOk();
+    }
+
+    private static bool OnOff(RespServerSession s, out bool on)
+    {
+        on = s.ArgEquals(2, "ON"u8);
+        if (on || s.ArgEquals(2, "OFF"u8)) return true;
+        s.WriteError(SyntaxError);
+        return false;
+    }
+}
