@@ -1,7 +1,7 @@
 // site-check.mjs: serves the built site (docs/.vitepress/dist) on 127.0.0.1 and checks it in headless Debian Chromium
 // driven by playwright-core (no browser download): starting from the home page it crawls every internal link; each
 // page must load with status 200 and log no console error or page error, and each link's #anchor must exist on its
-// page. Screenshots of the home and commands pages are written to ARTIFACTS (default: <repo>/artifacts/website).
+// page. Screenshots of the home and commands pages (and the benchmark chart) are written to ARTIFACTS (default: <repo>/artifacts/website).
 // Also checks that the commands page has its generated reference and the benchmarking page its chart.
 // Exit code: 0 when every check passed, 1 otherwise (each failure is printed).
 import { createServer } from 'node:http';
@@ -85,6 +85,7 @@ try {
     if (path === '/benchmarking.html') {
       const bars = await page.locator('figure.benchmark-chart svg rect[fill^="#"]').count();
       if (bars < 1) errors.push('benchmarking page: the chart has no bars');
+      else await page.locator('figure.benchmark-chart').screenshot({ path: join(artifacts, 'benchmark-chart.png') });
     }
     for (const e of errors) failures.push(`${path}: ${e}`);
     await page.close();
