@@ -142,6 +142,11 @@ public static class BenchmarkApp
             JsonReport.Write(s.JsonFile, s, load, offline, online);
             output.WriteLine($"Results written to {s.JsonFile}");
         }
+        if (s.ChartFile is not null)
+        {
+            SvgChart.Write(s.ChartFile, s, offline, online);
+            output.WriteLine($"Chart written to {s.ChartFile}");
+        }
         output.Flush();
     }
 

@@ -31,6 +31,7 @@ public sealed class BenchmarkSettings
     public required double ZipfSkew { get; init; }
     public required long Seed { get; init; }
     public required string? JsonFile { get; init; }
+    public string? ChartFile { get; init; }
 
     /// <summary>The loader of the key space: the op's own (offline) or that of the workload's largest share (online).</summary>
     public LoaderType Loader
@@ -132,6 +133,7 @@ public sealed class BenchmarkSettings
             ZipfSkew = o.ZipfSkew,
             Seed = o.Seed,
             JsonFile = o.Json,
+            ChartFile = o.Chart,
         };
     }
 

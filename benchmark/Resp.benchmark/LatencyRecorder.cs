@@ -4,10 +4,12 @@
 // - Request slots form a ring of --itp x --batchsize entries indexed by reply sequence. The sender fills a
 //   slot (op, send time) before the request is written, and reuses it only after the client has published the
 //   reply for the slot's previous request, so the reader never sees a half-written slot.
-// - The reader thread is the only writer of the histograms and error counts; the reporter thread reads them
-//   (LogHistogram allows one writer and concurrent readers).
+// - The reader thread is the only writer of the histograms and error counts. The all-ops histogram is an HdrHistogram
+//   Recorder, from which the reporter thread takes interval histograms while the reader records (TakeInterval);
+//   the per-op histograms are read only after the run.
 using System.Diagnostics;
 using Garnet.client;
+using HdrHistogram;
 
 namespace Resp.benchmark;
 
@@ -25,12 +27,22 @@ public sealed class LatencyRecorder : IReplyObserver
         _slotOp = new byte[inFlight];
         _slotSent = new long[inFlight];
         _errors = new long[workloadOps];
-        PerOp = new LogHistogram[workloadOps];
-        for (int i = 0; i < workloadOps; i++) PerOp[i] = new LogHistogram();
+        PerOp = new LongHistogram[workloadOps];
+        for (int i = 0; i < workloadOps; i++) PerOp[i] = Latencies.NewHistogram();
     }
 
-    public LogHistogram All { get; } = new();
-    public LogHistogram[] PerOp { get; }
+    private readonly Recorder _all = Latencies.NewRecorder();
+    private HistogramBase? _spare;
+
+    /// <summary>Per workload op; read them only after the reader thread has finished.</summary>
+    public LongHistogram[] PerOp { get; }
+
+    /// <summary>Reporter side: adds the latencies recorded since the previous call to <paramref name="into"/>.</summary>
+    public void TakeInterval(HistogramBase into)
+    {
+        _spare = _all.GetIntervalHistogram(_spare);
+        into.Add(_spare);
+    }
 
     public long Errors(int op) => Volatile.Read(ref _errors[op]);
 
@@ -56,8 +68,9 @@ public sealed class LatencyRecorder : IReplyObserver
         long ticks = timestamp - _slotSent[slot];
         long nanos = TicksAreNanos ? ticks : (long)(ticks * NanosPerTick);
         int op = _slotOp[slot];
-        All.Record(nanos);
-        PerOp[op].Record(nanos);
+        nanos = Latencies.Clamp(nanos);
+        _all.RecordValue(nanos);
+        PerOp[op].RecordValue(nanos);
         if (isError) Volatile.Write(ref _errors[op], _errors[op] + 1);
     }
 }

@@ -6,8 +6,8 @@
 // - A request's latency runs from just before the write of its batch to the receive that completed its reply
 //   (both Stopwatch timestamps; the reader thread stamps replies, so a sender waiting does not add to it).
 // - Requests are encoded while running (the mix is random), into one reused buffer per thread: no allocation
-//   per request. Interval figures are differences of cumulative histograms, so the reporter never stops the
-//   recording threads.
+//   per request. Interval figures come from HdrHistogram Recorders (LatencyRecorder.TakeInterval), so the reporter
+//   never stops the recording threads; the run's totals are the sum of its intervals.
 using System.Diagnostics;
 using Garnet.client;
 
@@ -108,9 +108,8 @@ public static class OnlineRunner
             ready.Wait();
             var intervals = new List<IntervalResult>();
             output.WriteLine(FormatRow(IntervalHeaders));
-            var previous = new LogHistogram();
-            var current = new LogHistogram();
-            var interval = new LogHistogram();
+            var all = Latencies.NewHistogram();
+            var interval = Latencies.NewHistogram();
             long previousErrors = 0;
             double previousSecond = 0;
             var sw = Stopwatch.StartNew();
@@ -128,19 +127,18 @@ public static class OnlineRunner
                     done = true;
                     second = sw.Elapsed.TotalSeconds;
                 }
-                current.Reset();
-                foreach (var r in recorders) current.Add(r.All);
-                interval.SetDifference(current, previous);
+                interval.Reset();
+                foreach (var r in recorders) r.TakeInterval(interval);
+                all.Add(interval);
                 long errors = recorders.Sum(r => r.TotalErrors);
                 double span = second - previousSecond;
-                if (interval.Count > 0 || !done)
+                if (interval.TotalCount > 0 || !done)
                 {
-                    var row = new IntervalResult(Math.Round(second, 3), interval.Count, span > 0 ? interval.Count / span : 0, errors - previousErrors, LatencySummary.From(interval));
+                    var row = new IntervalResult(Math.Round(second, 3), interval.TotalCount, span > 0 ? interval.TotalCount / span : 0, errors - previousErrors, LatencySummary.From(interval));
                     intervals.Add(row);
                     output.WriteLine(FormatInterval(row));
                     output.Flush();
                 }
-                (previous, current) = (current, previous);
                 previousErrors = errors;
                 previousSecond = second;
                 if (done) break;
@@ -150,16 +148,14 @@ public static class OnlineRunner
             var failure = failures.FirstOrDefault(f => f is not null);
             if (failure is not null) throw new IOException($"a benchmark connection failed: {failure.Message}", failure);
 
-            var all = new LogHistogram();
-            foreach (var r in recorders) all.Add(r.All);
             var perOp = new List<OpResult>();
             for (int i = 0; i < nOps; i++)
             {
-                var h = new LogHistogram();
+                var h = Latencies.NewHistogram();
                 foreach (var r in recorders) h.Add(r.PerOp[i]);
                 perOp.Add(new OpResult(s.WorkloadOps[i], recorders.Sum(r => r.Errors(i)), LatencySummary.From(h)));
             }
-            return new OnlineRunResult(threads, all.Count, seconds, clients.Sum(c => c.ErrorReplies),
+            return new OnlineRunResult(threads, all.TotalCount, seconds, clients.Sum(c => c.ErrorReplies),
                 clients.Select(c => c.FirstError).FirstOrDefault(e => e is not null),
                 LatencySummary.From(all), perOp, intervals, senderAllocated.Sum(), readerAllocated.Sum());
         }

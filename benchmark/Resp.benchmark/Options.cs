@@ -94,6 +94,9 @@ public sealed class Options
     [Option("json", HelpText = "Also write the results as JSON to this file.")]
     public string? Json { get; set; }
 
+    [Option("chart", HelpText = "Also draw the results as an SVG chart in this file (throughput per thread count; online mode: latency percentiles too). Open it in a browser.")]
+    public string? Chart { get; set; }
+
     [Option("timeout", Default = 30000, HelpText = "Milliseconds to wait for replies (and for the TLS handshake) before giving up.")]
     public int Timeout { get; set; } = 30000;
 }

@@ -14,8 +14,9 @@ public sealed record OfflineRunResult(int Threads, long Ops, double Seconds, lon
 
 public sealed record LatencySummary(long Count, double Mean, long P50, long P90, long P99, long P999, long P9999, long Max)
 {
-    public static LatencySummary From(LogHistogram h) => new(h.Count, h.Mean,
-        h.Percentile(50), h.Percentile(90), h.Percentile(99), h.Percentile(99.9), h.Percentile(99.99), h.Max);
+    public static LatencySummary From(HdrHistogram.HistogramBase h) => new(h.TotalCount, Latencies.Mean(h),
+        Latencies.Percentile(h, 50), Latencies.Percentile(h, 90), Latencies.Percentile(h, 99), Latencies.Percentile(h, 99.9),
+        Latencies.Percentile(h, 99.99), Latencies.Max(h));
 }
 
 public sealed record IntervalResult(double Second, long Ops, double OpsPerSecond, long Errors, LatencySummary Latency);

@@ -123,6 +123,26 @@ public class EndToEndTests
     }
 
     [Test]
+    public void ChartOptionWritesAnSvgOfTheRuns()
+    {
+        string svg = Path.Combine(Path.GetTempPath(), "resp-benchmark-" + Guid.NewGuid().ToString("N") + ".svg");
+        try
+        {
+            var run = BenchmarkRun.Start("--port", Port, "--online", "--op-workload", "GET", "--op-percent", "100",
+                "--dbsize", "100", "--threads", "1,2", "--batchsize", "4", "--totalops", "4000", "--chart", svg);
+            Assert.That(run.ExitCode, Is.EqualTo(0), run.Errors);
+            Assert.That(run.Output, Does.Contain("Chart written to " + svg));
+            var doc = System.Xml.Linq.XDocument.Load(svg);
+            System.Xml.Linq.XNamespace ns = "http://www.w3.org/2000/svg";
+            Assert.That(doc.Descendants(ns + "polyline").Count(), Is.EqualTo(2), "one latency line per thread count");
+            var bars = doc.Descendants(ns + "rect").Select(r => r.Element(ns + "title")?.Value).Where(t => t is not null).ToList();
+            Assert.That(bars, Has.Count.EqualTo(2));
+            Assert.That(bars[0], Does.StartWith("1 thread(s): "));
+        }
+        finally { File.Delete(svg); }
+    }
+
+    [Test]
     public void OnlineOverResp3WithMixedTypes()
     {
         // HELLO 3 on every connection; INCR on string keys loaded by SET gets "not an integer" errors, counted per op.

@@ -32,6 +32,14 @@ public static class CommandCommands
     public static IEnumerable<string> AclCategoryNames(AclCategories acl) =>
         s_aclNames.Where(a => (acl & a.cat) != 0).Select(a => a.name);
 
+    /// <summary>The flags COMMAND INFO shows, in its order (also read by tools/DocGen).</summary>
+    public static IEnumerable<string> FlagNames(CommandFlags flags) =>
+        s_flagNames.Where(f => (flags & f.flag) != 0).Select(f => f.name);
+
+    /// <summary>The flags of the row's one key spec: its own KeySpecFlags, else RW update / RO access by the Write flag.</summary>
+    public static string[] KeySpecFlagsOf(CommandDefinition c) => c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
+        : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
+
     public static void All(RespServerSession s)
     {
         var cmds = s.Server.Commands.Commands;
@@ -67,7 +75,7 @@ public static class CommandCommands
         w.WriteArrayHeader(10);
         w.WriteBulkString(c.FullName);
         w.WriteInteger(c.Arity);
-        var flags = s_flagNames.Where(f => (c.Flags & f.flag) != 0).Select(f => f.name).ToList();
+        var flags = FlagNames(c.Flags).ToList();
         w.WriteSetHeader(flags.Count);
         foreach (var f in flags) w.WriteSimpleString(f);
         // a keyword key spec has no legacy range: Redis says 0 0 0 (movablekeys) for it
@@ -258,9 +266,6 @@ public static class CommandCommands
             else s.Writer.WriteBulkString(s.Arg(p + 2));
         }
     }
-
-    private static string[] KeySpecFlagsOf(CommandDefinition c) => c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
-        : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
 
     public static void Help(RespServerSession s) => HelpText.Write(s, "COMMAND",
     [
