@@ -52,7 +52,7 @@ feed, version = sys.argv[1], sys.argv[2]
 expected_deps = {
     "Garnet.Common": {"Microsoft.Extensions.Logging.Abstractions"},
     "Garnet.Storage": set(),
-    "Garnet.Server": {"Garnet.Common", "Garnet.Storage", "Microsoft.Extensions.Logging.Abstractions", "KeraLua"},
+    "Garnet.Server": {"Garnet.Common", "Garnet.Storage", "Microsoft.Extensions.Logging.Abstractions", "KeraLua", "prometheus-net"},
     "Garnet.Host": {"Garnet.Server", "Garnet.Common", "Garnet.Storage", "CommandLineParser",
                     "Microsoft.Extensions.Logging", "Microsoft.Extensions.Logging.Console"},
     "Garnet.Client": set(),
