@@ -32,6 +32,9 @@ public sealed class ServerSettings
     public int CompactionIntervalSeconds { get; set; } = 60;
     /// <summary>Disk reads in flight at most (KVStoreSettings.ReadQueueDepth).</summary>
     public int ReadQueueDepth { get; set; } = 64;
+
+    /// <summary>How disk reads are done (KVStoreSettings.DiskReadMode).</summary>
+    public Garnet.storage.Devices.DiskReadMode DiskReadMode { get; set; } = Garnet.storage.Devices.DiskReadMode.Auto;
     /// <summary>log2 of the size of a log segment file (the unit in which disk space is given back); not a user option.</summary>
     public int SegmentBits { get; set; } = 26;
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>

@@ -64,6 +64,9 @@ public sealed class GarnetServerOptions
     [Option("read-queue-depth", HelpText = "Disk reads in flight at most (keys whose records are on disk): each runs on its own reader thread, started when needed. Default: 64")]
     public int? ReadQueueDepth { get; set; }
 
+    [Option("disk-read-engine", HelpText = "How reads of records on disk are done: io_uring (one ring thread submits them in batches; Linux 5.6+), threads (a blocking read per reader thread, up to --read-queue-depth), or auto (io_uring where the kernel allows it, else threads). Default: auto")]
+    public string? DiskReadEngine { get; set; }
+
     [Option("protected-mode", HelpText = "yes or no. While yes and no password is set (--requirepass), clients that do not connect from the loopback interface get a DENIED error and are closed, as in Redis. Default: yes")]
     public string? ProtectedMode { get; set; }
 

@@ -85,6 +85,13 @@ public static class SettingsBuilder
         int depth = o.ReadQueueDepth ?? 64;
         if (depth < 1 || depth > 1024) throw Invalid("read-queue-depth", o.ReadQueueDepth, AllowedIntegers["read-queue-depth"]);
         s.ReadQueueDepth = depth;
+        s.DiskReadMode = (o.DiskReadEngine ?? "auto").ToLowerInvariant() switch
+        {
+            "auto" => Garnet.storage.Devices.DiskReadMode.Auto,
+            "io_uring" => Garnet.storage.Devices.DiskReadMode.IoUring,
+            "threads" => Garnet.storage.Devices.DiskReadMode.Threads,
+            _ => throw Invalid("disk-read-engine", o.DiskReadEngine, "auto, io_uring or threads"),
+        };
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {
             "always" => Garnet.server.Persistence.AofFsync.Always,

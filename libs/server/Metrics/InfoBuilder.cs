@@ -237,6 +237,7 @@ public static class InfoBuilder
         Line(sb, "disk_reads", readers.Reads);
         Line(sb, "disk_read_bytes", readers.BytesRead);
         Line(sb, "disk_reader_threads", readers.Threads);
+        sb.Append("disk_read_engine:").Append(readers.Engine.Replace(' ', '_')).Append("\r\n");
         Line(sb, "disk_reads_waited_on_thread", server.Store.BlockingDiskWaits);
     }
 

@@ -45,6 +45,7 @@ public sealed class StoreHost : IDisposable
             ObjectSerializer = new ServerObjectSerializer(),
             SegmentBits = settings.SegmentBits,
             ReadQueueDepth = settings.ReadQueueDepth,
+            DiskReadMode = settings.DiskReadMode,
             Clock = () => Clock.NowMs,
         });
         // One line when the device starts failing and one when it recovers, never one per command.

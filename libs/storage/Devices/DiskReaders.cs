@@ -1,9 +1,11 @@
-// DiskReaders: a fixed set of threads that do the log's random reads (pread), so that many reads are in flight at once
-// without borrowing .NET thread-pool threads. On Linux, RandomAccess.ReadAsync runs a blocking pread on a pool thread;
+// DiskReaders: the log's random reads, many in flight at once without borrowing .NET thread-pool threads. Two engines:
+// io_uring (UringReader: one ring thread submits reads in batches and reaps them; Linux 5.6+), or a fixed set of
+// threads that each run a blocking pread (below). DiskReadMode.Auto takes io_uring where the kernel allows it. On Linux, RandomAccess.ReadAsync runs a blocking pread on a pool thread;
 // with the pool at its start size (the core count) only that many reads ran at once, and request threads waiting on
 // them starved the pool (docs/storage.md, "Disk reads").
 // Invariants:
-//  - At most Depth reads run at once (one per thread); more wait in FIFO order. Threads start when reads find none idle.
+//  - At most Depth reads run at once (one per thread, or in the ring); more wait in FIFO order. Threads start when reads
+//    find none idle; the ring starts with the first read (a store that never reads from disk costs no thread).
 //  - A read's completion (its continuation) runs on the reader thread: it must be short and must not block.
 //  - After Dispose no read is started; queued ones fail with ObjectDisposedException.
 using Microsoft.Win32.SafeHandles;
@@ -18,27 +20,44 @@ public sealed class DiskReaders : IDisposable
     private bool _disposed;
     private long _reads, _bytes;
 
-    /// <param name="depth">Reads in flight at most (threads), 1..1024.</param>
-    public DiskReaders(int depth)
+    private readonly DiskReadMode _mode;
+    private UringReader? _ring;
+    private volatile bool _ringTried;
+
+    /// <param name="depth">Reads in flight at most (threads, or ring entries), 1..1024.</param>
+    /// <param name="mode">Which engine; IoUring fails here (with the reason) where the kernel has none.</param>
+    public DiskReaders(int depth, DiskReadMode mode = DiskReadMode.Auto)
     {
         if (depth < 1 || depth > 1024) throw new ArgumentOutOfRangeException(nameof(depth), depth, "1..1024");
         _depth = depth;
+        _mode = mode;
+        if (mode == DiskReadMode.IoUring)
+        {
+            _ring = UringReader.TryStart(depth, out string? why)
+                ?? throw new NotSupportedException($"io_uring is not available here: {why}");
+            _ringTried = true;
+        }
     }
 
     public int Depth => _depth;
 
-    /// <summary>Reader threads started so far (at most Depth).</summary>
-    public int Threads => Volatile.Read(ref _started);
+    /// <summary>The engine reads use: "io_uring", "threads", or "none yet" (Auto before the first read).</summary>
+    public string Engine => _ring is not null ? "io_uring" : _mode == DiskReadMode.Threads || _ringTried ? "threads" : "none yet";
 
-    /// <summary>Device reads done (each pread counts once).</summary>
-    public long Reads => Interlocked.Read(ref _reads);
+    /// <summary>Reader threads started so far (at most Depth; 1 for the ring).</summary>
+    public int Threads => _ring is not null ? 1 : Volatile.Read(ref _started);
+
+    /// <summary>Device reads done (each read counts once).</summary>
+    public long Reads => Interlocked.Read(ref _reads) + (_ring?.Reads ?? 0);
 
     /// <summary>Bytes those reads returned.</summary>
-    public long BytesRead => Interlocked.Read(ref _bytes);
+    public long BytesRead => Interlocked.Read(ref _bytes) + (_ring?.BytesRead ?? 0);
 
-    /// <summary>Reads into buffer from handle at offset, on a reader thread; completes with the bytes read.</summary>
+    /// <summary>Reads into buffer from handle at offset; completes with the bytes read, on a reader thread.</summary>
     public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset)
     {
+        if (!_ringTried && _mode == DiskReadMode.Auto) StartRing();
+        if (_ring is { } ring) return ring.ReadAsync(handle, buffer, offset);
         var r = new Request(handle, buffer, offset);
         bool start = false;
         lock (_queue)
@@ -52,6 +71,16 @@ public sealed class DiskReaders : IDisposable
         }
         if (start) new Thread(Run, maxStackSize: 256 * 1024) { IsBackground = true, Name = "garnet-disk-read" }.Start();
         return r.Task;
+    }
+
+    private void StartRing()
+    {
+        lock (_queue)
+        {
+            if (_ringTried || _disposed) return;
+            _ring = UringReader.TryStart(_depth, out _);
+            _ringTried = true;
+        }
     }
 
     private void Run()
@@ -90,6 +119,7 @@ public sealed class DiskReaders : IDisposable
             Monitor.PulseAll(_queue);
         }
         foreach (var r in failed) r.TrySetException(new ObjectDisposedException(nameof(DiskReaders)));
+        _ring?.Dispose();
     }
 
     /// <summary>One read; it is its own completion (one allocation per read).</summary>
@@ -99,4 +129,15 @@ public sealed class DiskReaders : IDisposable
         public readonly Memory<byte> Buffer = buffer;
         public readonly long Offset = offset;
     }
+}
+
+/// <summary>How DiskReaders reads (option --disk-read-engine).</summary>
+public enum DiskReadMode
+{
+    /// <summary>io_uring where the kernel allows it, else threads.</summary>
+    Auto,
+    /// <summary>io_uring, or fail at start.</summary>
+    IoUring,
+    /// <summary>A thread per read in flight (blocking pread).</summary>
+    Threads,
 }

@@ -46,6 +46,9 @@ public sealed class KVStoreSettings
     public bool CopyReadsFromDiskToTail { get; set; } = true;
     /// <summary>Disk reads in flight at most: each runs on its own reader thread (DiskReaders), started as needed.</summary>
     public int ReadQueueDepth { get; set; } = 64;
+
+    /// <summary>How disk reads are done: io_uring where available (Auto), or a thread per read in flight.</summary>
+    public DiskReadMode DiskReadMode { get; set; } = DiskReadMode.Auto;
     /// <summary>Current time in Unix ms, for expiration (replaceable in tests).</summary>
     public Func<long> Clock { get; set; } = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
 }
@@ -62,7 +65,7 @@ public sealed unsafe class KVStore : IDisposable
         Epoch = new EpochProtection();
         // Unbuffered I/O needs whole aligned sectors: pages of at least 4 KB.
         bool unbuffered = settings.UnbufferedIo && (1 << settings.PageBits) >= SegmentedFileDevice.DirectAlignment;
-        Readers = new DiskReaders(settings.ReadQueueDepth);
+        Readers = new DiskReaders(settings.ReadQueueDepth, settings.DiskReadMode);
         Device = settings.NullDevice ? new NullDevice() : new SegmentedFileDevice(settings.Directory, "log", settings.SegmentBits, unbuffered, Readers);
         int pages = (int)Math.Max(2, settings.MemoryBytes >> settings.PageBits);
         Log = new HybridLog(new HybridLogSettings { PageBits = settings.PageBits, MemoryPages = pages, MutableFraction = settings.MutableFraction }, Epoch, Device);
