@@ -73,7 +73,8 @@ public sealed unsafe class KVStore : IDisposable
         Objects = new ObjectHeap(Log.BufferPages, Log.PageSize, settings.ObjectSerializer);
         if (Objects.Enabled && Device.Persistent) ObjectLog = new ObjectLog(settings.Directory, settings.SegmentBits, Readers);
         Log.MemoryBudget = settings.MemoryBytes;
-        Log.OtherMemoryBytes = () => Index.MemoryBytes + Objects.TotalBytes;
+        Admission = new ReadAdmission(settings.MemoryBytes);
+        Log.OtherMemoryBytes = () => Index.MemoryBytes + Objects.TotalBytes + Admission.MemoryBytes;
         Log.PagesClosing = OnPagesClosing;
         Log.TailPageIsHeavy = page => Objects.FrameBytes(Log.FrameOf(Log.PageStart(page))) >= Math.Max(Log.PageSize, settings.MemoryBytes / 8);
         if (ObjectLog is not null) Log.PageFlushing = page => ObjectFlush.SerializePageAsync(this, page);
@@ -88,6 +89,9 @@ public sealed unsafe class KVStore : IDisposable
     public KVStoreSettings Settings { get; }
     public EpochProtection Epoch { get; }
     public HashIndex Index { get; }
+
+    /// <summary>Which reads copy their record to the tail (ReadAdmission).</summary>
+    internal ReadAdmission Admission { get; }
     public HybridLog Log { get; }
     public IStorageDevice Device { get; }
 

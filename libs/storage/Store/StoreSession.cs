@@ -90,7 +90,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var spin = new SpinWait();
         while (true)
         {
-            if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
+            if (!_index.TryFind(hash, out var slot, out long entry)) return Status.NotFound;
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.NotFound || (search == KVStore.Search.OnDisk && KnownAbsent(hash, entry, address))) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
@@ -110,7 +110,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
                 var rr = MemRef(rec, address, false);
-                return _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
+                bool found = _functions.Reader(ref rr, ref input, ref output);
+                // About to leave memory and read again: keep it (immutable here, so the copy cannot tear; objects stay,
+                // their in-memory object cannot be shared by two records).
+                if (found && !mutable && _store.Settings.CopyReadsFromDiskToTail && !RecordLayout.IsObject(rec)
+                    && ReadAdmission.NearHead(address, _log.HeadAddress, _log.TailAddress))
+                    CopyToTail(slot, HashIndex.TagOf(hash), entry, rec, null);
+                return found ? Status.Found : Status.NotFound;
             }
             finally
             {
@@ -984,7 +990,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 {
                     var rr = new RecordRef(diskRecord, op.Object);
                     status = _functions.Reader(ref rr, ref op.Input, ref op.Output) ? Status.Found : Status.NotFound;
-                    if (_store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                    if (_store.Settings.CopyReadsFromDiskToTail && _store.Admission.AdmitAfterMiss(op.Hash))
+                        CopyToTail(slot, tag, entry, diskRecord, op.Object);
                 }
                 else if (expired) status = Status.NotFound | Status.Expired;
                 Report(op, status);
