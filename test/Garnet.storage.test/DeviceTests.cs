@@ -39,7 +39,7 @@ public class DeviceTests
     }
 
     /// <summary>A page-aligned native buffer, as the log's frames are.</summary>
-    private sealed unsafe class AlignedPage : System.Buffers.MemoryManager<byte>
+    internal sealed unsafe class AlignedPage : System.Buffers.MemoryManager<byte>
     {
         private readonly byte* _p;
         private readonly int _n;

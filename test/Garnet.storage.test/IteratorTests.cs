@@ -80,7 +80,9 @@ public class IteratorTests
             using var w = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(new CompletionLog()));
             var rnd = new Random(7);
             int n = 0;
-            while (!stop.IsCancellationRequested && n < 2_000_000)
+            // Bounded: with io_uring the writer's reads complete fast enough to keep both cores busy, and the iterator's
+            // pace then depends on scheduling; the writes it races with are the point, not their number.
+            while (!stop.IsCancellationRequested && n < 100_000)
             {
                 n++;
                 // Rewrite stable keys (sometimes larger, forcing copies to the tail) and churn other keys.

@@ -1,12 +1,14 @@
 // DiskReaders: the log's random reads, many in flight at once without borrowing .NET thread-pool threads. Two engines:
 // io_uring (UringReader: one ring thread submits reads in batches and reaps them; Linux 5.6+), or a fixed set of
-// threads that each run a blocking pread (below). DiskReadMode.Auto takes io_uring where the kernel allows it. On Linux, RandomAccess.ReadAsync runs a blocking pread on a pool thread;
+// threads that each run a blocking pread (below). DiskReadMode.Auto takes io_uring where the kernel allows it; reads whose continuation may block
+// still go to the threads. On Linux, RandomAccess.ReadAsync runs a blocking pread on a pool thread;
 // with the pool at its start size (the core count) only that many reads ran at once, and request threads waiting on
 // them starved the pool (docs/storage.md, "Disk reads").
 // Invariants:
 //  - At most Depth reads run at once (one per thread, or in the ring); more wait in FIFO order. Threads start when reads
 //    find none idle; the ring starts with the first read (a store that never reads from disk costs no thread).
-//  - A read's completion (its continuation) runs on the reader thread: it must be short and must not block.
+//  - A read's completion (its continuation) runs on the reader thread (a blocked one holds only that thread); with
+//    io_uring only reads whose callers promise a short continuation use the ring (see UringReader).
 //  - After Dispose no read is started; queued ones fail with ObjectDisposedException.
 using Microsoft.Win32.SafeHandles;
 
@@ -44,8 +46,8 @@ public sealed class DiskReaders : IDisposable
     /// <summary>The engine reads use: "io_uring", "threads", or "none yet" (Auto before the first read).</summary>
     public string Engine => _ring is not null ? "io_uring" : _mode == DiskReadMode.Threads || _ringTried ? "threads" : "none yet";
 
-    /// <summary>Reader threads started so far (at most Depth; 1 for the ring).</summary>
-    public int Threads => _ring is not null ? 1 : Volatile.Read(ref _started);
+    /// <summary>Reader threads started so far (at most Depth), plus 1 for the ring.</summary>
+    public int Threads => (_ring is not null ? 1 : 0) + Volatile.Read(ref _started);
 
     /// <summary>Device reads done (each read counts once).</summary>
     public long Reads => Interlocked.Read(ref _reads) + (_ring?.Reads ?? 0);
@@ -54,10 +56,13 @@ public sealed class DiskReaders : IDisposable
     public long BytesRead => Interlocked.Read(ref _bytes) + (_ring?.BytesRead ?? 0);
 
     /// <summary>Reads into buffer from handle at offset; completes with the bytes read, on a reader thread.</summary>
-    public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset)
+    /// <param name="shortContinuation">The code after the caller's await is short and never blocks: with io_uring such a
+    /// read goes to the ring (its continuation runs on the ring thread); every other read goes to a reader thread, which
+    /// runs its continuation itself (one that blocks holds only that thread).</param>
+    public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset, bool shortContinuation = false)
     {
         if (!_ringTried && _mode == DiskReadMode.Auto) StartRing();
-        if (_ring is { } ring) return ring.ReadAsync(handle, buffer, offset);
+        if (shortContinuation && _ring is { } ring) return ring.ReadAsync(handle, buffer, offset);
         var r = new Request(handle, buffer, offset);
         bool start = false;
         lock (_queue)

@@ -11,8 +11,12 @@ public interface IStorageDevice : IDisposable
 
     ValueTask WriteAsync(long address, ReadOnlyMemory<byte> data);
 
-    /// <summary>Reads into buffer; returns bytes read (0 when nothing is stored there).</summary>
-    ValueTask<int> ReadAsync(long address, Memory<byte> buffer);
+    /// <summary>
+    /// Reads into buffer; returns bytes read (0 when nothing is stored there). With shortContinuation the caller promises
+    /// that the code after its await is short and never blocks, so it may run on the disk reader's own thread (the
+    /// store's pending reads); otherwise it runs on a thread that may block.
+    /// </summary>
+    ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false);
 
     /// <summary>Deletes whole segments that lie entirely below address.</summary>
     void TruncateBelow(long address);

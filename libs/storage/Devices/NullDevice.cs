@@ -6,7 +6,7 @@ public sealed class NullDevice : IStorageDevice
     public bool Persistent => false;
     public int SectorSize => 512;
     public ValueTask WriteAsync(long address, ReadOnlyMemory<byte> data) => ValueTask.CompletedTask;
-    public ValueTask<int> ReadAsync(long address, Memory<byte> buffer) => ValueTask.FromResult(0);
+    public ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false) => ValueTask.FromResult(0);
     public void TruncateBelow(long address) { }
     public long SizeOnDisk => 0;
     public void Dispose() { }

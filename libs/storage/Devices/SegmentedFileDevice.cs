@@ -75,7 +75,7 @@ public sealed class SegmentedFileDevice : IStorageDevice
         await RandomAccess.WriteAsync(h.Handle, data, offset).ConfigureAwait(false);
     }
 
-    public async ValueTask<int> ReadAsync(long address, Memory<byte> buffer)
+    public async ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false)
     {
         long segment = address >> _segmentBits;
         if (segment < Interlocked.Read(ref _truncatedBelowSegment)) return 0;
@@ -83,20 +83,20 @@ public sealed class SegmentedFileDevice : IStorageDevice
         int length = (int)Math.Min(buffer.Length, SegmentSize - offset);
         if (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))) return 0;
         var h = Handle(segment);
-        if (!h.Direct) return await Read(h.Handle, buffer.Slice(0, length), offset).ConfigureAwait(false);
+        if (!h.Direct) return await Read(h.Handle, buffer.Slice(0, length), offset, shortContinuation).ConfigureAwait(false);
         // Unbuffered: read the enclosing aligned range into aligned memory, then copy the part asked for.
         long start = offset & ~(long)(DirectAlignment - 1);
         int span = (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start);
         using var bounce = new NativeBuffer(span, DirectAlignment);
-        int n = await Read(h.Handle, bounce.Memory, start).ConfigureAwait(false);
+        int n = await Read(h.Handle, bounce.Memory, start, shortContinuation).ConfigureAwait(false);
         int skip = (int)(offset - start);
         int got = Math.Clamp(n - skip, 0, length);
         bounce.Memory.Span.Slice(skip, got).CopyTo(buffer.Span);
         return got;
     }
 
-    private ValueTask<int> Read(SafeFileHandle handle, Memory<byte> buffer, long offset) =>
-        _readers is not null ? new ValueTask<int>(_readers.ReadAsync(handle, buffer, offset)) : RandomAccess.ReadAsync(handle, buffer, offset);
+    private ValueTask<int> Read(SafeFileHandle handle, Memory<byte> buffer, long offset, bool shortContinuation) =>
+        _readers is not null ? new ValueTask<int>(_readers.ReadAsync(handle, buffer, offset, shortContinuation)) : RandomAccess.ReadAsync(handle, buffer, offset);
 
     public void TruncateBelow(long address)
     {

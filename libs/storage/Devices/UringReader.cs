@@ -4,7 +4,9 @@
 // read (DiskReaders' other mode) there are no per-read thread wakes and far fewer context switches.
 // Invariants:
 //  - At most Depth reads are in the kernel at once; more wait in FIFO order in _queue.
-//  - A read's completion (its continuation) runs on the ring thread: it must be short and must not block.
+//  - A read's continuation runs on the ring thread, so only reads whose callers promise a short continuation that never
+//    blocks come here (DiskReaders sends the store's pending reads; compaction, sweeps, checkpoints and iterators, which
+//    may block after their await, go to reader threads).
 //  - Each read pins its buffer and holds a reference on its file handle from submission to completion.
 //  - _sleeping is 1 only while the ring thread is (about to be) blocked with no queued work it has seen; a caller that
 //    queues work and swaps it to 0 writes the eventfd, on which the ring always has a read pending.
@@ -59,6 +61,7 @@ internal sealed unsafe class UringReader : IDisposable
     public long Reads => Interlocked.Read(ref _reads);
     public long BytesRead => Interlocked.Read(ref _bytes);
 
+    /// <summary>Reads into buffer; the caller's continuation must be short and must never block (see the header).</summary>
     public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -92,7 +95,7 @@ internal sealed unsafe class UringReader : IDisposable
                 bool wait = true;
                 if (inFlight < _depth)
                 {
-                    Volatile.Write(ref _sleeping, 1);
+                    Interlocked.Exchange(ref _sleeping, 1); // a full fence: the queue check below must not move above it
                     if (!_queue.IsEmpty || _disposed) { Volatile.Write(ref _sleeping, 0); wait = false; }
                 }
                 ring.Submit(wait);
@@ -132,10 +135,13 @@ internal sealed unsafe class UringReader : IDisposable
         _inFlight[slot] = null;
         _freeSlots.Push(slot);
         r.Finish();
-        if (result < 0) { r.TrySetException(new IOException($"read of {r.Buffer.Length} bytes at {r.Offset} failed: {Marshal.GetPInvokeErrorMessage(-result)}")); return; }
-        Interlocked.Increment(ref _reads);
-        Interlocked.Add(ref _bytes, result);
-        r.TrySetResult(result);
+        if (result >= 0)
+        {
+            Interlocked.Increment(ref _reads);
+            Interlocked.Add(ref _bytes, result);
+        }
+        if (result < 0) r.TrySetException(new IOException($"read of {r.Buffer.Length} bytes at {r.Offset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
+        else r.TrySetResult(result);
     }
 
     private void FailQueued()

@@ -451,7 +451,7 @@ internal static class StoreIo
             // read covers whole blocks anyway), and mostly holds the whole record: one read instead of two.
             int first = Math.Min(Math.Max(FirstReadSize, BlockSize - (int)(address & (BlockSize - 1))), untilPageEnd);
             buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(first);
-            int n = await log.Device.ReadAsync(address, buffer.AsMemory(0, first)).ConfigureAwait(false);
+            int n = await log.Device.ReadAsync(address, buffer.AsMemory(0, first), shortContinuation: true).ConfigureAwait(false);
             if (n > 0)
             {
                 if (n < first) Array.Clear(buffer, n, first - n);
@@ -461,7 +461,7 @@ internal static class StoreIo
                 {
                     System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
                     buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(total);
-                    n = await log.Device.ReadAsync(address, buffer.AsMemory(0, total)).ConfigureAwait(false);
+                    n = await log.Device.ReadAsync(address, buffer.AsMemory(0, total), shortContinuation: true).ConfigureAwait(false);
                     if (n < total) Array.Clear(buffer, Math.Max(n, 0), total - Math.Max(n, 0));
                     length = total;
                 }
