@@ -64,6 +64,9 @@ public sealed class GarnetServerOptions
     [Option("read-queue-depth", HelpText = "Disk reads in flight at most (keys whose records are on disk): each runs on its own reader thread, started when needed. Default: 64")]
     public int? ReadQueueDepth { get; set; }
 
+    [Option("min-free-disk", HelpText = "Refuse writes (MISCONF) while the data directory's file system has less free space than this: a size such as 256mb, or a percentage of the file system such as 1%; 0 = off. Reads go on; writes are accepted again once space returns. Default: 1%")]
+    public string? MinFreeDisk { get; set; }
+
     [Option("protected-mode", HelpText = "yes or no. While yes and no password is set (--requirepass), clients that do not connect from the loopback interface get a DENIED error and are closed, as in Redis. Default: yes")]
     public string? ProtectedMode { get; set; }
 

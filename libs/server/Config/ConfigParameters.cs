@@ -206,6 +206,7 @@ public static class ConfigParameters
         // this server's own parameters (not in Redis)
         new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
         new() { Name = "read-queue-depth", Get = s => Int(s.Settings.ReadQueueDepth) },
+        new() { Name = "min-free-disk", Get = s => s.Settings.MinFreeDisk },
         new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
         new() { Name = "metrics-port", Get = s => Int(s.MetricsPort) },
         // slow log, latency monitor, latency tracking, Unix socket (ObservabilityParameters)

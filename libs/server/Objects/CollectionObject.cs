@@ -64,7 +64,7 @@ public abstract class CollectionObject
     };
 
     /// <summary>Reads an object written by WritePayload; throws InvalidDataException on malformed bytes.</summary>
-    public static CollectionObject Read(ObjectKind kind, ReadOnlySpan<byte> payload)
+    public static CollectionObject Read(ObjectKind kind, ReadOnlySpan<byte> payload, Streams.StreamSpillFile? spill = null)
     {
         var reader = new PayloadReader(payload);
         CollectionObject result = kind switch
@@ -73,7 +73,7 @@ public abstract class CollectionObject
             ObjectKind.Hash => HashObject.ReadPayload(ref reader),
             ObjectKind.Set => SetObject.ReadPayload(ref reader),
             ObjectKind.SortedSet => SortedSetObject.ReadPayload(ref reader),
-            ObjectKind.Stream => StreamObject.ReadPayload(ref reader),
+            ObjectKind.Stream => StreamObject.ReadPayload(ref reader, spill),
             _ => throw new InvalidDataException("unknown object kind " + (byte)kind),
         };
         if (!reader.AtEnd) throw new InvalidDataException("trailing bytes after a " + TypeNameOf(kind));
