@@ -29,6 +29,8 @@ public abstract class CollectionObject
 
     /// <summary>Approximate managed bytes the object holds.</summary>
     public abstract long HeapBytes { get; }
+    /// <summary>Bytes of the value kept out of memory (a large stream's spilled blocks); MEMORY USAGE adds them.</summary>
+    public virtual long SpilledBytes => 0;
 
     /// <summary>OBJECT ENCODING's answer (Redis's names).</summary>
     public abstract string Encoding { get; }

@@ -23,6 +23,7 @@ public sealed class StreamObject : CollectionObject
     public override bool IsEmpty => false;
     public long Length => Entries.Length;
     public override long HeapBytes => BaseBytes + 64 + Entries.HeapBytes + Groups.Values.Sum(g => g.HeapBytes);
+    public override long SpilledBytes => Entries.SpilledBytes;
     public override string Encoding => "stream";
 
     public StreamId FirstId => Entries.FirstId() ?? StreamId.Min;

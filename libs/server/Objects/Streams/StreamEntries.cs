@@ -17,13 +17,15 @@ internal sealed class StreamEntries
     public long Length { get; private set; }
     public long HeapBytes { get; private set; }
     public long HotDataBytes { get; private set; }
+    /// <summary>Entry bytes of the spilled blocks (in the spill file).</summary>
+    public long SpilledBytes { get; private set; }
     public int BlockCount => _blocks.Count;
     internal IReadOnlyList<StreamBlock> Blocks => _blocks;
     private int _hotFrom;
 
     public StreamEntries Clone()
     {
-        var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes, HotDataBytes = HotDataBytes, _hotFrom = _hotFrom };
+        var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes, HotDataBytes = HotDataBytes, SpilledBytes = SpilledBytes, _hotFrom = _hotFrom };
         foreach (var b in _blocks) c._blocks.Add(b.ShallowCopy());
         return c;
     }
@@ -56,6 +58,7 @@ internal sealed class StreamEntries
         _blocks.Add(b);
         HeapBytes += b.HeapBytes;
         HotDataBytes += b.DataBytes;
+        if (b.IsSpilled) SpilledBytes += b.Used;
         Length += b.Live;
     }
 
@@ -77,6 +80,7 @@ internal sealed class StreamEntries
             catch (IOException) { return spilled; }
             HeapBytes += b.HeapBytes - heapBefore;
             HotDataBytes -= data;
+            SpilledBytes += b.Used;
             spilled++;
         }
         _hotFrom = i;
@@ -92,6 +96,7 @@ internal sealed class StreamEntries
         h.Shared = false;
         HeapBytes += h.HeapBytes - b.HeapBytes;
         HotDataBytes += h.DataBytes;
+        SpilledBytes -= b.Used;
         _blocks[bi] = h;
         if (bi < _hotFrom) _hotFrom = bi;
         return h;
@@ -211,6 +216,7 @@ internal sealed class StreamEntries
         {
             HeapBytes -= _blocks[i].HeapBytes;
             HotDataBytes -= _blocks[i].DataBytes;
+            if (_blocks[i].IsSpilled) SpilledBytes -= _blocks[i].Used;
         }
         _blocks.RemoveRange(index, count);
         if (index < _hotFrom) _hotFrom = Math.Max(index, _hotFrom - count);
