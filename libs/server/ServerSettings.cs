@@ -35,6 +35,11 @@ public sealed class ServerSettings
 
     /// <summary>How disk reads are done (KVStoreSettings.DiskReadMode).</summary>
     public Garnet.storage.Devices.DiskReadMode DiskReadMode { get; set; } = Garnet.storage.Devices.DiskReadMode.Auto;
+    /// <summary>min-free-disk: writes are refused while the data directory's file system has less free space than this
+    /// many bytes or this percent of its size (Storage/DiskSpaceGuard); both 0: off. The text is what was configured.</summary>
+    public long MinFreeDiskBytes { get; set; }
+    public double MinFreeDiskPercent { get; set; } = 1;
+    public string MinFreeDisk { get; set; } = "1%";
     /// <summary>log2 of the size of a log segment file (the unit in which disk space is given back); not a user option.</summary>
     public int SegmentBits { get; set; } = 26;
     /// <summary>Redis log level: debug, verbose, notice, warning, nothing.</summary>

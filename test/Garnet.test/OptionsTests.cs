@@ -57,6 +57,9 @@ public class OptionsTests
         Assert.That(Error("--maxclients", "0"), Does.StartWith("Invalid value for --maxclients"));
         Assert.That(Error("--timeout", "-1"), Does.StartWith("Invalid value for --timeout"));
         Assert.That(Error("--proto-max-bulk-len", "1k"), Does.StartWith("Invalid value for --proto-max-bulk-len"));
+        Assert.That(Error("--min-free-disk", "60%"), Is.EqualTo("Invalid value for --min-free-disk: '60%'. Allowed: 0 (off), a size such as 256mb, or a percentage of the file system from 0% to 50% such as 1%."));
+        Assert.That(Error("--min-free-disk", "plenty"), Does.StartWith("Invalid value for --min-free-disk: 'plenty'."));
+        Assert.That(Error("--min-free-disk", "-1%"), Does.StartWith("Invalid value for --min-free-disk: '-1%'."));
         Assert.That(Error("--config", "/nonexistent/garnet.conf"), Does.StartWith("Invalid value for --config: file '/nonexistent/garnet.conf' does not exist."));
     }
 

@@ -66,6 +66,8 @@ public sealed class GarnetServerOptions
 
     [Option("disk-read-engine", HelpText = "How reads of records on disk are done: io_uring (one ring thread submits them in batches; Linux 5.6+), threads (a blocking read per reader thread, up to --read-queue-depth), or auto (io_uring where the kernel allows it, else threads). Default: auto")]
     public string? DiskReadEngine { get; set; }
+    [Option("min-free-disk", HelpText = "Refuse writes (MISCONF) while the data directory's file system has less free space than this: a size such as 256mb, or a percentage of the file system such as 1%; 0 = off. Reads go on; writes are accepted again once space returns. Default: 1%")]
+    public string? MinFreeDisk { get; set; }
 
     [Option("protected-mode", HelpText = "yes or no. While yes and no password is set (--requirepass), clients that do not connect from the loopback interface get a DENIED error and are closed, as in Redis. Default: yes")]
     public string? ProtectedMode { get; set; }

@@ -92,6 +92,23 @@ public static class SettingsBuilder
             "threads" => Garnet.storage.Devices.DiskReadMode.Threads,
             _ => throw Invalid("disk-read-engine", o.DiskReadEngine, "auto, io_uring or threads"),
         };
+        string minFree = (o.MinFreeDisk ?? "1%").Trim();
+        const string MinFreeAllowed = "0 (off), a size such as 256mb, or a percentage of the file system from 0% to 50% such as 1%";
+        if (minFree.EndsWith('%'))
+        {
+            if (!double.TryParse(minFree[..^1], System.Globalization.NumberStyles.AllowDecimalPoint, System.Globalization.CultureInfo.InvariantCulture, out double pct)
+                || !(pct >= 0 && pct <= 50))
+                throw Invalid("min-free-disk", o.MinFreeDisk, MinFreeAllowed);
+            s.MinFreeDiskPercent = pct;
+            s.MinFreeDiskBytes = 0;
+        }
+        else
+        {
+            if (!MemorySize.TryParse(minFree, out long bytes) || bytes < 0) throw Invalid("min-free-disk", o.MinFreeDisk, MinFreeAllowed);
+            s.MinFreeDiskBytes = bytes;
+            s.MinFreeDiskPercent = 0;
+        }
+        s.MinFreeDisk = minFree;
         s.AofFsync = (o.AofFsync ?? "everysec").ToLowerInvariant() switch
         {
             "always" => Garnet.server.Persistence.AofFsync.Always,

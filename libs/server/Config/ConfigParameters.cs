@@ -207,6 +207,7 @@ public static class ConfigParameters
         new() { Name = "compaction-interval", Get = s => Int(s.Settings.CompactionIntervalSeconds) },
         new() { Name = "read-queue-depth", Get = s => Int(s.Settings.ReadQueueDepth) },
         new() { Name = "disk-read-engine", Get = s => s.Settings.DiskReadMode switch { Garnet.storage.Devices.DiskReadMode.IoUring => "io_uring", Garnet.storage.Devices.DiskReadMode.Threads => "threads", _ => "auto" } },
+        new() { Name = "min-free-disk", Get = s => s.Settings.MinFreeDisk },
         new() { Name = "ignore-unreadable-data", Get = s => YesNo(s.Settings.IgnoreUnreadableData) },
         new() { Name = "metrics-port", Get = s => Int(s.MetricsPort) },
         // slow log, latency monitor, latency tracking, Unix socket (ObservabilityParameters)

@@ -239,6 +239,11 @@ public static class InfoBuilder
         Line(sb, "disk_reader_threads", readers.Threads);
         sb.Append("disk_read_engine:").Append(readers.Engine.Replace(' ', '_')).Append("\r\n");
         Line(sb, "disk_reads_waited_on_thread", server.Store.BlockingDiskWaits);
+        // Streams larger than their share of memory (docs/objects-streams.md) and the free-space guard (--min-free-disk).
+        Line(sb, "stream_spill_bytes", server.Store.StreamSpill.Bytes);
+        Line(sb, "stream_spill_reads", server.Store.StreamSpill.Reads);
+        Line(sb, "disk_free_bytes", server.Store.DiskGuard.LastFreeBytes);
+        Line(sb, "disk_writes_refused", server.Store.DiskGuard.Refusing ? 1 : 0);
     }
 
     private static void Persistence(RespServer server, StringBuilder sb)

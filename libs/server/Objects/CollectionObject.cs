@@ -29,6 +29,8 @@ public abstract class CollectionObject
 
     /// <summary>Approximate managed bytes the object holds.</summary>
     public abstract long HeapBytes { get; }
+    /// <summary>Bytes of the value kept out of memory (a large stream's spilled blocks); MEMORY USAGE adds them.</summary>
+    public virtual long SpilledBytes => 0;
 
     /// <summary>OBJECT ENCODING's answer (Redis's names).</summary>
     public abstract string Encoding { get; }
@@ -64,7 +66,7 @@ public abstract class CollectionObject
     };
 
     /// <summary>Reads an object written by WritePayload; throws InvalidDataException on malformed bytes.</summary>
-    public static CollectionObject Read(ObjectKind kind, ReadOnlySpan<byte> payload)
+    public static CollectionObject Read(ObjectKind kind, ReadOnlySpan<byte> payload, Streams.StreamSpillFile? spill = null)
     {
         var reader = new PayloadReader(payload);
         CollectionObject result = kind switch
@@ -73,7 +75,7 @@ public abstract class CollectionObject
             ObjectKind.Hash => HashObject.ReadPayload(ref reader),
             ObjectKind.Set => SetObject.ReadPayload(ref reader),
             ObjectKind.SortedSet => SortedSetObject.ReadPayload(ref reader),
-            ObjectKind.Stream => StreamObject.ReadPayload(ref reader),
+            ObjectKind.Stream => StreamObject.ReadPayload(ref reader, spill),
             _ => throw new InvalidDataException("unknown object kind " + (byte)kind),
         };
         if (!reader.AtEnd) throw new InvalidDataException("trailing bytes after a " + TypeNameOf(kind));

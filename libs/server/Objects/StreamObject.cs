@@ -3,7 +3,8 @@
 // stream is kept (XDEL/XTRIM of every entry, XGROUP CREATE MKSTREAM leave the key), so IsEmpty is always false.
 // Invariants:
 //  - LastId >= every entry's ID; MaxDeletedId <= LastId; EntriesAdded >= Length.
-//  - The payload (WritePayload/ReadPayload) holds everything, so the object log round-trips a stream exactly.
+//  - The payload (WritePayload/ReadPayload) holds everything, so the object log round-trips a stream exactly; a spilled
+//    block is written as a reference to its bytes in the store's StreamSpillFile (valid for the run, as the object log).
 using System.Buffers;
 using Garnet.server.Objects.Streams;
 
@@ -22,6 +23,7 @@ public sealed class StreamObject : CollectionObject
     public override bool IsEmpty => false;
     public long Length => Entries.Length;
     public override long HeapBytes => BaseBytes + 64 + Entries.HeapBytes + Groups.Values.Sum(g => g.HeapBytes);
+    public override long SpilledBytes => Entries.SpilledBytes;
     public override string Encoding => "stream";
 
     public StreamId FirstId => Entries.FirstId() ?? StreamId.Min;
@@ -40,6 +42,9 @@ public sealed class StreamObject : CollectionObject
         LastId = id;
         EntriesAdded++;
     }
+
+    /// <summary>Moves the oldest blocks out of memory when this stream keeps more than hotLimit bytes of entries in it.</summary>
+    public int SpillColdBlocks(StreamSpillFile spill, long hotLimit) => Entries.SpillColdBlocks(spill, hotLimit);
 
     public bool Delete(StreamId id)
     {
@@ -118,7 +123,16 @@ public sealed class StreamObject : CollectionObject
             PayloadWriter.WriteVarint(output, (ulong)b.Live);
             PayloadWriter.WriteVarint(output, (ulong)b.MasterFields.Length);
             foreach (var f in b.MasterFields) PayloadWriter.WriteBytes(output, f);
-            PayloadWriter.WriteBytes(output, b.Data.AsSpan(0, b.Used));
+            if (b.IsSpilled)
+            {
+                // 0 then the reference (bytes of a block are never empty, so a 0 length cannot be a block's own bytes).
+                PayloadWriter.WriteVarint(output, 0);
+                PayloadWriter.WriteVarint(output, (ulong)b.SpillOffset);
+                PayloadWriter.WriteVarint(output, (ulong)b.Used);
+                WriteId(output, b.FirstLive);
+                WriteId(output, b.LastLive);
+            }
+            else PayloadWriter.WriteBytes(output, b.Data.AsSpan(0, b.Used));
         }
         PayloadWriter.WriteVarint(output, (ulong)Groups.Count);
         foreach (var g in Groups.Values)
@@ -151,7 +165,7 @@ public sealed class StreamObject : CollectionObject
 
     private static StreamId ReadId(ref PayloadReader r) => new(r.ReadVarint(), r.ReadVarint());
 
-    internal static StreamObject ReadPayload(ref PayloadReader r)
+    internal static StreamObject ReadPayload(ref PayloadReader r, StreamSpillFile? spill)
     {
         var s = new StreamObject { LastId = ReadId(ref r), MaxDeletedId = ReadId(ref r), EntriesAdded = (long)r.ReadVarint() };
         int blocks = r.ReadCount();
@@ -164,6 +178,18 @@ public sealed class StreamObject : CollectionObject
             b.Data = r.ReadBytes();
             b.Used = b.Data.Length;
             if (b.Live > b.Count || b.Count > StreamBlock.MaxEntries * 4 || b.Live == 0) throw new InvalidDataException("malformed stream block");
+            if (b.Used == 0)
+            {
+                if (spill is null) throw new InvalidDataException("a spilled stream block without the store's spill file");
+                b.Spill = spill;
+                b.SpillOffset = (long)r.ReadVarint();
+                b.Used = r.ReadCount();
+                b.FirstLive = ReadId(ref r);
+                b.LastLive = ReadId(ref r);
+                if (b.Used <= 0 || b.SpillOffset < 0 || b.SpillOffset + b.Used > spill.Bytes) throw new InvalidDataException("malformed stream block reference");
+                s.Entries.AddBlock(b);
+                continue;
+            }
             try { if (b.Offsets().Length != b.Count) throw new InvalidDataException("malformed stream block"); }
             catch (IndexOutOfRangeException) { throw new InvalidDataException("malformed stream block"); }
             catch (ArgumentOutOfRangeException) { throw new InvalidDataException("malformed stream block"); }

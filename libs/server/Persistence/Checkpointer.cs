@@ -226,7 +226,7 @@ public sealed class Checkpointer : IDisposable
         string temporary = final + ".tmp";
         var dbOf = new Dictionary<int, int>();
         for (int db = 0; db < mapping.Length; db++) dbOf[mapping[db]] = db;
-        var serializer = new ServerObjectSerializer();
+        var serializer = new ServerObjectSerializer(_host.StreamSpill); // spilled stream blocks are read from the store's file
         long keys, bytes;
         try
         {

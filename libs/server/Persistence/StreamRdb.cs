@@ -33,7 +33,7 @@ public static class StreamRdb
             b.Master.WriteBigEndian(key);
             RdbEncoding.WriteLength(output, 16);
             output.Write(key);
-            var lp = NodeListpack(b);
+            var lp = NodeListpack(b.Readable());
             RdbEncoding.WriteLength(output, lp.Length);
             output.Write(lp);
             spill?.Invoke();

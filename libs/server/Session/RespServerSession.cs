@@ -801,6 +801,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (Server.Aof is { LastWriteOk: false }) return "MISCONF Errors writing to the AOF file: see the server log";
         if (Server.Store.Store.Log.DeviceFailing)
             return "MISCONF Errors writing to the log device (disk full or failing): writes are refused until it can be written again; see the server log";
+        if (Server.Store.DiskGuard.Refusing) return Server.Store.DiskGuard.Refusal();
         // stop-writes-on-bgsave-error: with save rules, a failed checkpoint refuses writes until one succeeds (retried every 5 s).
         if (Server.Checkpoints.Rules.Count > 0 && !Server.Checkpoints.LastSaveOk)
             return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";

@@ -19,7 +19,7 @@ internal static class CollectionKeyOps
             case StringOp.Ttl: r.Number = record.Expiration; break;
             case StringOp.Fetch: r.Value = c.Clone(); r.Number = record.Expiration; break;
             case StringOp.Usage:
-                r.Number = record.RecordBytes + 8 + c.HeapBytes;
+                r.Number = record.RecordBytes + 8 + c.HeapBytes + c.SpilledBytes;
                 r.Text = c.Encoding;
                 r.AccessTime = record.AccessTime;
                 break;

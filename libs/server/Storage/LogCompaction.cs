@@ -190,7 +190,7 @@ public sealed class LogCompaction : IDisposable
         using (var it = new KeyIterator(store, begin, until) { IncludeExpired = true })
         {
             var batch = new List<IteratedRecord>();
-            var serializer = new ServerObjectSerializer();
+            var serializer = new ServerObjectSerializer(_host.StreamSpill);
             bool more = true;
             while (more)
             {

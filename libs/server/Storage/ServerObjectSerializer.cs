@@ -7,7 +7,7 @@ using Garnet.common.Util;
 
 namespace Garnet.server.Storage;
 
-public sealed class ServerObjectSerializer : Garnet.storage.Objects.IObjectSerializer
+public sealed class ServerObjectSerializer(Garnet.server.Objects.Streams.StreamSpillFile? streamSpill = null) : Garnet.storage.Objects.IObjectSerializer
 {
     public void Serialize(object value, IBufferWriter<byte> output)
     {
@@ -31,7 +31,7 @@ public sealed class ServerObjectSerializer : Garnet.storage.Objects.IObjectSeria
         if (bytes.Length == 0) throw new InvalidDataException("empty object");
         if (bytes[0] == LargeValue.SerializedType) return LargeValue.Copy(bytes[1..]);
         if (bytes[0] is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.Stream)
-            return Garnet.server.Objects.CollectionObject.Read((Garnet.server.Objects.ObjectKind)bytes[0], bytes[1..]);
+            return Garnet.server.Objects.CollectionObject.Read((Garnet.server.Objects.ObjectKind)bytes[0], bytes[1..], streamSpill);
         throw new InvalidDataException("unknown object type " + bytes[0]);
     }
 

@@ -6,7 +6,8 @@
 //    every key lock held by the caller (KeyLocks.EnterAll), so no keyed command runs across a remapping.
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
 //  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
-//    files of an earlier run are removed (they are a cache tier, not a persistence format).
+//    files of an earlier run are removed (they are a cache tier, not a persistence format); so is the stream spill
+//    file (StreamSpillFile: sealed blocks of large streams out of memory), which lives and dies with the store.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -37,12 +38,13 @@ public sealed class StoreHost : IDisposable
             _logger.LogInformation("Removing {Count} log segment files of an earlier run from {Dir} (data is recovered from checkpoints)", stale.Count, dir);
             foreach (var f in stale) File.Delete(f);
         }
+        StreamSpill = new Objects.Streams.StreamSpillFile(dir);
         Store = new KVStore(new KVStoreSettings
         {
             Directory = dir,
             MemoryBytes = settings.MemoryBytes,
             KeyClasses = true,
-            ObjectSerializer = new ServerObjectSerializer(),
+            ObjectSerializer = new ServerObjectSerializer(StreamSpill),
             SegmentBits = settings.SegmentBits,
             ReadQueueDepth = settings.ReadQueueDepth,
             DiskReadMode = settings.DiskReadMode,
@@ -61,16 +63,22 @@ public sealed class StoreHost : IDisposable
         catch
         {
             Store.Dispose();
+            StreamSpill.Dispose();
             throw;
         }
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
+        DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, _logger);
         Compaction = new LogCompaction(this, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
     }
 
     /// <summary>True for the engine's log segment and object log files (log.N, obj.N).</summary>
-    public static bool IsLogFile(string path) => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(path), @"^(log|obj)\.[0-9]+$");
+    public static bool IsLogFile(string path) => System.Text.RegularExpressions.Regex.IsMatch(Path.GetFileName(path), @"^((log|obj)\.[0-9]+|stream-blocks\.spill)$");
 
     public KVStore Store { get; }
+    /// <summary>Where sealed blocks of streams larger than their share of memory go (see docs/objects-streams.md).</summary>
+    public Objects.Streams.StreamSpillFile StreamSpill { get; }
+    /// <summary>Refuses writes while the data directory's file system is nearly full (--min-free-disk).</summary>
+    public DiskSpaceGuard DiskGuard { get; }
     /// <summary>The time expiry is judged by (set to the original times while the AOF is replayed).</summary>
     public ServerClock Clock { get; } = new();
     /// <summary>What was loaded at start (File is null when the store started empty).</summary>
@@ -209,11 +217,16 @@ public sealed class StoreHost : IDisposable
     public void Dispose(bool connectionsIdle = true)
     {
         _stop.Cancel();
+        DiskGuard.Dispose();
         Compaction.Dispose();
         bool quiet = true;
         try { quiet &= _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
         try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
-        if (quiet && connectionsIdle) Store.Dispose();
+        if (quiet && connectionsIdle)
+        {
+            Store.Dispose();
+            StreamSpill.Dispose();
+        }
         else _logger.LogWarning("The store was not freed: work was still running at shutdown");
     }
 

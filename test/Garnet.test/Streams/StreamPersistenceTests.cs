@@ -166,8 +166,8 @@ public class StreamPersistenceTests
     public void StreamLargerThanMemoryReadsBackFromDisk()
     {
         // Built with room, then the server restarts with --memory 8mb: the ~12 MB stream no longer fits and is read back
-        // from the object log. (Every write to a stream larger than the budget rewrites it whole: see
-        // docs/objects-streams.md; this test makes one.)
+        // from the object log. (While built, its oldest blocks went to the spill file: MEMORY USAGE counts them too, and
+        // SAVE reads them back; see docs/objects-streams.md.)
         string pad = new('p', 200);
         const int n = 50_000;
         using (var server = new TestServer(o => o.Memory = "256mb", _dir))

@@ -24,6 +24,13 @@ public static class StreamCommands
 
     internal static long NowMs(RespServerSession s) => StringCommands.NowMs(s);
 
+    /// <summary>
+    /// Entry bytes one stream may keep in memory before its oldest sealed blocks go to the spill file: 1/32 of the memory
+    /// budget (64 KB to 64 MB), so a stream never makes its record "heavy" for the budget and XADD stays an in-place update
+    /// of a small object (docs/objects-streams.md, "Streams larger than memory").
+    /// </summary>
+    internal static long HotLimit(RespServerSession s) => Math.Clamp(s.Server.Settings.MemoryBytes / 32, 64L << 10, 64L << 20);
+
     /// <summary>Redis's streamParseID: "-" and "+" allowed unless strict; false after writing the error.</summary>
     internal static bool TryParseId(RespServerSession s, int index, ulong missingSeq, bool strict, out StreamId id)
     {
@@ -160,6 +167,7 @@ public static class StreamCommands
             if (!TryNextId(st.LastId, t, now, out added)) { error = "ERR The ID specified in XADD is equal or smaller than the target stream top item"; return false; }
             st.Add(added, pairs);
             if (t.HasTrim) trimmed = st.Trim(t.ByMinId, t.MaxLen, t.MinId, t.Approx, t.Limit);
+            st.SpillColdBlocks(s.Server.Store.StreamSpill, HotLimit(s));
             lengthAfter = st.Length;
             firstAfter = st.FirstId;
             return true;

@@ -8,6 +8,8 @@
 // Invariants:
 //  - Entries are in ID order, all >= Master; Count counts entries written (deleted ones too), Live those not deleted.
 //  - Bytes [0, Used) of Data are entries; a Shared block's Data is never written (a clone may read it): a change copies it.
+//  - A spilled block (Spill set) keeps only its metadata in memory (Data is empty): its Used bytes are at SpillOffset in
+//    the spill file and never change. Read it through Readable(); change it only after StreamEntries made it hot again.
 namespace Garnet.server.Objects.Streams;
 
 internal sealed class StreamBlock
@@ -23,13 +25,43 @@ internal sealed class StreamBlock
     public int Live;
     public StreamId Last;
     public bool Shared;
+    public StreamSpillFile? Spill;
+    public long SpillOffset;
+    /// <summary>Of a spilled block: its first and last live entries' IDs (so the stream's ends need no read).</summary>
+    public StreamId FirstLive, LastLive;
 
-    public long HeapBytes => 96 + 24 + Data.Length + MasterFields.Sum(f => 32L + f.Length);
+    public bool IsSpilled => Spill is not null;
+    public long HeapBytes => 96 + 24 + (IsSpilled ? 16 : Data.Length) + MasterFields.Sum(f => 32L + f.Length);
+    /// <summary>The bytes of entries this block keeps in memory (0 when spilled).</summary>
+    public long DataBytes => IsSpilled ? 0 : Data.Length;
 
     public StreamBlock ShallowCopy()
     {
         Shared = true;
-        return new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Data, Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+        return new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Data, Used = Used, Count = Count, Live = Live, Last = Last, Shared = true, Spill = Spill, SpillOffset = SpillOffset };
+    }
+
+    /// <summary>This block when in memory; else a read-only copy with its bytes read from the spill file.</summary>
+    public StreamBlock Readable() => Spill is null ? this
+        : new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Spill.Read(SpillOffset, Used), Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+
+    /// <summary>Writes the (sealed) bytes to the spill file and drops them from memory.</summary>
+    public void SpillTo(StreamSpillFile spill)
+    {
+        bool first = true;
+        int at = 0;
+        for (int i = 0; i < Count; i++)
+        {
+            var id = ReadHeader(at, out byte flags, out int body);
+            at = ReadBody(body, flags, null);
+            if ((flags & FlagDeleted) != 0) continue;
+            if (first) { FirstLive = id; first = false; }
+            LastLive = id;
+        }
+        SpillOffset = spill.Append(Data.AsSpan(0, Used));
+        Spill = spill;
+        Data = [];
+        Shared = false;
     }
 
     private void Own()

@@ -3,7 +3,9 @@
 // last block; a full block is sealed (trimmed to size) and a new one started.
 // Invariants:
 //  - Blocks are in ID order and never empty of live entries (a block whose last live entry goes is removed).
-//  - Length is the number of live entries; HeapBytes the bytes the blocks hold.
+//  - Length is the number of live entries; HeapBytes the bytes the blocks hold; HotDataBytes the entry bytes of the
+//    blocks in memory (not spilled). The last block is never spilled; a spilled block is made hot again before a change.
+//  - Every block below index _hotFrom is spilled (a lower bound of the first hot block).
 namespace Garnet.server.Objects.Streams;
 
 public readonly record struct StreamEntry(StreamId Id, List<byte[]> Pairs);
@@ -14,12 +16,16 @@ internal sealed class StreamEntries
 
     public long Length { get; private set; }
     public long HeapBytes { get; private set; }
+    public long HotDataBytes { get; private set; }
+    /// <summary>Entry bytes of the spilled blocks (in the spill file).</summary>
+    public long SpilledBytes { get; private set; }
     public int BlockCount => _blocks.Count;
     internal IReadOnlyList<StreamBlock> Blocks => _blocks;
+    private int _hotFrom;
 
     public StreamEntries Clone()
     {
-        var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes };
+        var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes, HotDataBytes = HotDataBytes, SpilledBytes = SpilledBytes, _hotFrom = _hotFrom };
         foreach (var b in _blocks) c._blocks.Add(b.ShallowCopy());
         return c;
     }
@@ -27,14 +33,21 @@ internal sealed class StreamEntries
     public void Append(StreamId id, ReadOnlySpan<byte[]> pairs)
     {
         var last = _blocks.Count > 0 ? _blocks[^1] : null;
-        if (last is null || !last.Fits(StreamBlock.EncodedSize(last.Master, last.MasterFields, id, pairs, out _)))
+        if (last is null || last.IsSpilled || !last.Fits(StreamBlock.EncodedSize(last.Master, last.MasterFields, id, pairs, out _)))
         {
-            if (last is not null) HeapBytes -= last.Seal();
+            if (last is { IsSpilled: false })
+            {
+                long freed = last.Seal();
+                HeapBytes -= freed;
+                HotDataBytes -= freed;
+            }
             last = new StreamBlock();
             _blocks.Add(last);
             HeapBytes += 120;
         }
+        long before = last.Data.Length;
         HeapBytes += last.Append(id, pairs);
+        HotDataBytes += last.Data.Length - before;
         Length++;
     }
 
@@ -44,7 +57,49 @@ internal sealed class StreamEntries
         if (b.Live == 0) return;
         _blocks.Add(b);
         HeapBytes += b.HeapBytes;
+        HotDataBytes += b.DataBytes;
+        if (b.IsSpilled) SpilledBytes += b.Used;
         Length += b.Live;
+    }
+
+    /// <summary>
+    /// When the blocks in memory hold more than hotLimit bytes of entries, writes the oldest ones (never the last) to the
+    /// spill file until at most half of it is left; returns the blocks spilled. A write the disk refuses leaves the rest in
+    /// memory (the stream stays correct, only larger).
+    /// </summary>
+    public int SpillColdBlocks(StreamSpillFile spill, long hotLimit)
+    {
+        if (HotDataBytes <= hotLimit || _blocks.Count < 2) return 0;
+        int i = Math.Min(_hotFrom, _blocks.Count - 1), spilled = 0;
+        for (; i < _blocks.Count - 1 && HotDataBytes > hotLimit / 2; i++)
+        {
+            var b = _blocks[i];
+            if (b.IsSpilled) continue;
+            long heapBefore = b.HeapBytes, data = b.DataBytes;
+            try { b.SpillTo(spill); }
+            catch (IOException) { return spilled; }
+            HeapBytes += b.HeapBytes - heapBefore;
+            HotDataBytes -= data;
+            SpilledBytes += b.Used;
+            spilled++;
+        }
+        _hotFrom = i;
+        return spilled;
+    }
+
+    /// <summary>Block bi, read back into memory first when it was spilled (before a change).</summary>
+    private StreamBlock Hot(int bi)
+    {
+        var b = _blocks[bi];
+        if (!b.IsSpilled) return b;
+        var h = b.Readable();
+        h.Shared = false;
+        HeapBytes += h.HeapBytes - b.HeapBytes;
+        HotDataBytes += h.DataBytes;
+        SpilledBytes -= b.Used;
+        _blocks[bi] = h;
+        if (bi < _hotFrom) _hotFrom = bi;
+        return h;
     }
 
     /// <summary>Index of the last block whose master is &lt;= id (-1: none).</summary>
@@ -62,12 +117,14 @@ internal sealed class StreamEntries
 
     public StreamId? FirstId()
     {
+        if (_blocks.Count > 0 && _blocks[0].IsSpilled) return _blocks[0].FirstLive;
         foreach (var e in Range(StreamId.Min, StreamId.Max, false, withPairs: false)) return e.Id;
         return null;
     }
 
     public StreamId? LastLiveId()
     {
+        if (_blocks.Count > 0 && _blocks[^1].IsSpilled) return _blocks[^1].LastLive;
         foreach (var e in Range(StreamId.Min, StreamId.Max, true, withPairs: false)) return e.Id;
         return null;
     }
@@ -84,6 +141,7 @@ internal sealed class StreamEntries
                 var b = _blocks[bi];
                 if (b.Master > end) yield break;
                 if (b.Last < start) continue;
+                b = b.Readable();
                 int at = 0;
                 for (int i = 0; i < b.Count; i++)
                 {
@@ -103,6 +161,7 @@ internal sealed class StreamEntries
             {
                 var b = _blocks[bi];
                 if (b.Last < start) yield break;
+                b = b.Readable();
                 var offsets = b.Offsets();
                 for (int i = offsets.Length - 1; i >= 0; i--)
                 {
@@ -131,6 +190,7 @@ internal sealed class StreamEntries
         if (bi < 0) return false;
         var b = _blocks[bi];
         if (b.Last < id) return false;
+        b = b.Readable();
         int at = 0;
         for (int i = 0; i < b.Count; i++)
         {
@@ -139,6 +199,7 @@ internal sealed class StreamEntries
             if (eid == id)
             {
                 if ((flags & StreamBlock.FlagDeleted) != 0) return false;
+                b = Hot(bi);
                 b.MarkDeleted(at);
                 Length--;
                 if (b.Live == 0) RemoveBlocks(bi, 1);
@@ -151,8 +212,14 @@ internal sealed class StreamEntries
 
     private void RemoveBlocks(int index, int count)
     {
-        for (int i = index; i < index + count; i++) HeapBytes -= _blocks[i].HeapBytes;
+        for (int i = index; i < index + count; i++)
+        {
+            HeapBytes -= _blocks[i].HeapBytes;
+            HotDataBytes -= _blocks[i].DataBytes;
+            if (_blocks[i].IsSpilled) SpilledBytes -= _blocks[i].Used;
+        }
         _blocks.RemoveRange(index, count);
+        if (index < _hotFrom) _hotFrom = Math.Max(index, _hotFrom - count);
     }
 
     /// <summary>
@@ -178,6 +245,8 @@ internal sealed class StreamEntries
                 continue;
             }
             if (approx) break;
+            if (byMinId && b.IsSpilled && b.FirstLive >= minId) break;
+            b = Hot(0);
             int at = 0;
             for (int i = 0; i < b.Count; i++)
             {
