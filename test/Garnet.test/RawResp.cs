@@ -118,11 +118,11 @@ public sealed class RedisProcess : IDisposable
 
     public static string? Executable => new[] { "/usr/bin/redis-server", "/usr/local/bin/redis-server" }.FirstOrDefault(File.Exists);
 
-    public RedisProcess()
+    public RedisProcess(string extraArgs = "")
     {
         _dir = Directory.CreateTempSubdirectory("garnet-test-redis-").FullName;
         Port = ProcessTests.FreePort();
-        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir}")
+        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir} {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
