@@ -63,6 +63,7 @@ public class ConfigRewriteTests
     [TearDown]
     public void RemoveDir()
     {
+        Garnet.server.Objects.EncodingLimits.HashMaxListpackEntries = 128; // process-wide: the files here change it
         try { Directory.Delete(_dir, recursive: true); } catch (IOException) { }
     }
 
@@ -89,6 +90,7 @@ public class ConfigRewriteTests
             port = server.Port;
             using var c = server.Client();
             Assert.That(c.Execute("CONFIG", "GET", "timeout").Elements![1].Text, Is.EqualTo("20"), "the last line wins, as redis.conf");
+            Assert.That(c.Execute("CONFIG", "GET", "hash-max-listpack-entries").Elements![1].Text, Is.EqualTo("64"));
             Assert.That(c.Execute("CONFIG", "GET", "save").Elements![1].Text, Is.EqualTo("900 1 300 10"));
             RespAssert.Simple(c.Execute("CONFIG", "SET", "timeout", "33", "hash-max-listpack-entries", "100", "maxclients", "10000",
                 "notify-keyspace-events", "KEA", "save", "100 1 60 5", "slowlog-max-len", "128", "maxmemory", "64mb"), "OK");
@@ -133,6 +135,8 @@ public class ConfigRewriteTests
                 ["save"] = "100 1 60 5", ["maxmemory"] = "67108864",
             }));
             RespAssert.Simple(c.Execute("CONFIG", "REWRITE"), "OK");
+            // The encoding limits are process-wide: back to the default for the other tests.
+            RespAssert.Simple(c.Execute("CONFIG", "SET", "hash-max-listpack-entries", "128"), "OK");
         }
         // As Redis (sdssplitlen keeps the empty line after the last newline): one blank line more at the end, then stable.
         var again = File.ReadAllLines(conf);
