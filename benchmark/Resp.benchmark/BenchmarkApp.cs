@@ -63,7 +63,7 @@ public static class BenchmarkApp
     private static void Execute(BenchmarkSettings s, TextWriter output, bool interactive)
     {
         var keys = new KeySpace(s.DbSize, s.KeyLength, s.ValueLength);
-        string target = $"{s.Connection.Host}:{s.Connection.Port}{(s.Connection.Tls ? " (TLS)" : "")}";
+        string target = s.Target + (s.Connection.Tls ? " (TLS)" : "");
         string what = s.Online
             ? "workload " + string.Join(",", s.WorkloadOps.Select((op, i) => $"{op} {s.WorkloadPercents[i]}%"))
             : "op " + s.Op;

@@ -11,6 +11,9 @@ public sealed class SettingsException(string message) : Exception(message);
 public sealed class BenchmarkSettings
 {
     public required RespConnectionOptions Connection { get; init; }
+
+    /// <summary>What the runs connect to, as the output, the chart and the report name it: host:port or the Unix socket path.</summary>
+    public string Target => Connection.UnixSocket is { } path ? "unix:" + path : $"{Connection.Host}:{Connection.Port}";
     public required bool Online { get; init; }
     public required OpType Op { get; init; }
     public required OpType[] WorkloadOps { get; init; }

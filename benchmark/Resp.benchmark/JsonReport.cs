@@ -18,6 +18,7 @@ public static class JsonReport
         w.WriteStartObject("settings");
         w.WriteString("host", s.Connection.Host);
         w.WriteNumber("port", s.Connection.Port);
+        if (s.Connection.UnixSocket is { } unixSocket) w.WriteString("unixsocket", unixSocket);
         w.WriteBoolean("tls", s.Connection.Tls);
         w.WriteNumber("protocol", s.Connection.Protocol);
         if (!s.Online) w.WriteString("op", s.Op.ToString());

@@ -20,7 +20,7 @@ public static class SvgChart
 
     public static string Title(BenchmarkSettings s) =>
         $"Resp.benchmark {(s.Online ? "online " + string.Join(", ", s.WorkloadOps.Select((o, i) => $"{o} {s.WorkloadPercents[i]}%")) : "offline " + s.Op)}" +
-        $" against {s.Connection.Host}:{s.Connection.Port}, batch {s.BatchSize}, dbsize {s.DbSize}";
+        $" against {s.Target}, batch {s.BatchSize}, dbsize {s.DbSize}";
 
     public static double[] Percentiles(LatencySummary l) =>
         [l.P50 / 1000.0, l.P90 / 1000.0, l.P99 / 1000.0, l.P999 / 1000.0, l.P9999 / 1000.0, l.Max / 1000.0];

@@ -71,11 +71,7 @@ public sealed class RespServer : IDisposable
         // Only now: a checkpoint during the replay would not know the AOF. What was loaded counts as saved, as in Redis.
         Checkpoints.StartSaveRules();
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
-        ConfigAtStart = Config.ConfigRewrite.Snapshot(this);
     }
-
-    /// <summary>The run-time parameters' values at start (CONFIG REWRITE appends those changed since).</summary>
-    public IReadOnlyDictionary<string, string> ConfigAtStart { get; }
 
     public ServerSettings Settings { get; }
 

@@ -73,6 +73,8 @@ public sealed class ServerSettings
     public int LatencyMonitorThreshold { get; set; }
     /// <summary>latency-tracking at start: per-command latency histograms (INFO latencystats, LATENCY HISTOGRAM).</summary>
     public bool LatencyTracking { get; set; } = true;
+    /// <summary>enable-debug-command (immutable): who may run DEBUG. Default local (Redis's is no; see docs/admin.md).</summary>
+    public Config.ProtectedAction EnableDebugCommand { get; set; } = Config.ProtectedAction.Local;
     /// <summary>latency-tracking-info-percentiles at start.</summary>
     public double[] LatencyTrackingInfoPercentiles { get; set; } = [50, 99, 99.9];
     /// <summary>unixsocket: path of a Unix domain socket to listen on as well (null: none).</summary>

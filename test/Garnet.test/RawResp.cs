@@ -52,6 +52,9 @@ public sealed class RawResp : IDisposable
     /// <summary>Sends a command without waiting for its reply.</summary>
     public void Send(params object[] args) => _socket.Send(RespClient.Encode(args));
 
+    /// <summary>Sends raw protocol text (e.g. a pipeline of requests) without waiting for replies.</summary>
+    public void SendRaw(string text) => _socket.Send(Encoding.ASCII.GetBytes(text));
+
     /// <summary>Whether reply bytes arrived (or arrive within waitMs) that were not read yet.</summary>
     public bool HasData(int waitMs = 0) => _end > _start || _socket.Poll(waitMs * 1000, SelectMode.SelectRead);
 
@@ -118,11 +121,11 @@ public sealed class RedisProcess : IDisposable
 
     public static string? Executable => new[] { "/usr/bin/redis-server", "/usr/local/bin/redis-server" }.FirstOrDefault(File.Exists);
 
-    public RedisProcess()
+    public RedisProcess(string extraArgs = "")
     {
         _dir = Directory.CreateTempSubdirectory("garnet-test-redis-").FullName;
         Port = ProcessTests.FreePort();
-        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir}")
+        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir} {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,

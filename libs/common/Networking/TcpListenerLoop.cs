@@ -1,4 +1,4 @@
-// TcpListenerLoop: accepts TCP clients on one endpoint and hands each socket to a callback.
+// TcpListenerLoop: accepts TCP clients on one endpoint and hands each socket to a callback (AcceptLoop).
 // Invariants:
 //  - The callback must not block; it starts the connection's own loop and returns.
 //  - One listener per address and port: only SO_REUSEADDR is set (a restart binds while old connections sit in
@@ -14,15 +14,10 @@ namespace Garnet.common.Networking;
 public sealed class TcpListenerLoop : IDisposable
 {
     private readonly Socket _listener;
-    private readonly Action<Socket> _onAccept;
-    private readonly ILogger? _logger;
-    private Task? _loop;
-    private volatile bool _stopped;
+    private readonly AcceptLoop _accept;
 
     public TcpListenerLoop(IPEndPoint endPoint, Action<Socket> onAccept, ILogger? logger, int backlog = 511)
     {
-        _onAccept = onAccept;
-        _logger = logger;
         _listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (endPoint.AddressFamily == AddressFamily.InterNetworkV6)
             _listener.DualMode = false; // IPv6 only, as Redis does, so "* ::*" binds both families
@@ -40,6 +35,7 @@ public sealed class TcpListenerLoop : IDisposable
             throw;
         }
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
+        _accept = new AcceptLoop(_listener, onAccept, logger, LocalEndPoint.ToString());
     }
 
     public IPEndPoint LocalEndPoint { get; }
@@ -61,42 +57,7 @@ public sealed class TcpListenerLoop : IDisposable
     private static SocketException ListenError(IPEndPoint endPoint, string call, SocketException ex) =>
         new((int)ex.SocketErrorCode, $"Could not create server TCP listening socket {endPoint}: {call}: {ex.Message}");
 
-    public void Start() => _loop = Task.Run(AcceptLoopAsync);
+    public void Start() => _accept.Start();
 
-    private async Task AcceptLoopAsync()
-    {
-        while (!_stopped)
-        {
-            Socket client;
-            try
-            {
-                client = await _listener.AcceptAsync().ConfigureAwait(false);
-            }
-            catch (ObjectDisposedException) { return; }
-            catch (SocketException ex)
-            {
-                if (_stopped) return;
-                _logger?.LogWarning("Accept failed: {Error}", ex.SocketErrorCode);
-                await Task.Delay(10).ConfigureAwait(false);
-                continue;
-            }
-            try
-            {
-                client.NoDelay = true;
-                _onAccept(client);
-            }
-            catch (Exception ex)
-            {
-                _logger?.LogError(ex, "Failed to start a client connection");
-                client.Dispose();
-            }
-        }
-    }
-
-    public void Dispose()
-    {
-        _stopped = true;
-        _listener.Dispose();
-        try { _loop?.Wait(TimeSpan.FromSeconds(5)); } catch { }
-    }
+    public void Dispose() => _accept.Stop();
 }

@@ -1,4 +1,5 @@
-// UnixSocketListener: accepts clients on a Unix domain socket (redis.conf's unixsocket / unixsocketperm).
+// UnixSocketListener: accepts clients on a Unix domain socket (redis.conf's unixsocket / unixsocketperm) through
+// AcceptLoop, the loop TcpListenerLoop uses too.
 // Invariants:
 //  - A socket file left by a server that is gone (nothing accepts on it) is replaced; one that a live server accepts on is
 //    not touched: the start fails with a one-line SocketException naming the path.
@@ -12,16 +13,11 @@ namespace Garnet.common.Networking;
 public sealed class UnixSocketListener : IDisposable
 {
     private readonly Socket _listener;
-    private readonly Action<Socket> _onAccept;
-    private readonly ILogger? _logger;
-    private Task? _loop;
-    private volatile bool _stopped;
+    private readonly AcceptLoop _accept;
 
     public UnixSocketListener(string path, int permissions, Action<Socket> onAccept, ILogger? logger, int backlog = 511)
     {
         Path = path;
-        _onAccept = onAccept;
-        _logger = logger;
         if (File.Exists(path) || Directory.Exists(path))
         {
             if (Directory.Exists(path)) throw Error(path, "bind", "the path is a directory");
@@ -45,6 +41,7 @@ public sealed class UnixSocketListener : IDisposable
             TryDelete(path);
             throw;
         }
+        _accept = new AcceptLoop(_listener, onAccept, logger, path);
     }
 
     public string Path { get; }
@@ -59,30 +56,7 @@ public sealed class UnixSocketListener : IDisposable
     private static SocketException Error(string path, string call, string reason) =>
         new((int)SocketError.AddressAlreadyInUse, $"Could not create server Unix socket {path}: {call}: {reason}");
 
-    public void Start() => _loop = Task.Run(AcceptLoopAsync);
-
-    private async Task AcceptLoopAsync()
-    {
-        while (!_stopped)
-        {
-            Socket client;
-            try { client = await _listener.AcceptAsync().ConfigureAwait(false); }
-            catch (ObjectDisposedException) { return; }
-            catch (SocketException ex)
-            {
-                if (_stopped) return;
-                _logger?.LogWarning("Accept on {Path} failed: {Error}", Path, ex.SocketErrorCode);
-                await Task.Delay(10).ConfigureAwait(false);
-                continue;
-            }
-            try { _onAccept(client); }
-            catch (Exception ex)
-            {
-                _logger?.LogError(ex, "Failed to start a client connection");
-                client.Dispose();
-            }
-        }
-    }
+    public void Start() => _accept.Start();
 
     private static void TryDelete(string path)
     {
@@ -91,9 +65,7 @@ public sealed class UnixSocketListener : IDisposable
 
     public void Dispose()
     {
-        _stopped = true;
-        _listener.Dispose();
-        try { _loop?.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        _accept.Stop();
         TryDelete(Path);
     }
 }

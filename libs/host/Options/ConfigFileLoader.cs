@@ -91,7 +91,7 @@ public static class ConfigFileLoader
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
          "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "disk-read-engine", "min-free-disk", "protected-mode", "notify-keyspace-events",
          "unixsocket", "unixsocketperm", "metrics-port", "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
-         "latency-tracking", "latency-tracking-info-percentiles"];
+         "latency-tracking", "latency-tracking-info-percentiles", "enable-debug-command"];
 
     private static int ParseInt(string name, string value) =>
         int.TryParse(value, System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out int n)
@@ -134,6 +134,7 @@ public static class ConfigFileLoader
             case "slowlog-max-len": o.SlowlogMaxLen ??= ParseInt("slowlog-max-len", value); return true;
             case "latency-monitor-threshold": o.LatencyMonitorThreshold ??= ParseInt("latency-monitor-threshold", value); return true;
             case "latency-tracking": o.LatencyTracking ??= value; return true;
+            case "enable-debug-command": o.EnableDebugCommand ??= value; return true;
             case "latency-tracking-info-percentiles": o.LatencyTrackingInfoPercentiles ??= value; return true;
             case "databases": o.Databases ??= ParseInt("databases", value); return true;
             case "loglevel": o.LogLevel ??= value; return true;

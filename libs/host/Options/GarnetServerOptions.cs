@@ -96,6 +96,9 @@ public sealed class GarnetServerOptions
     [Option("latency-tracking-info-percentiles", HelpText = "Percentiles INFO latencystats shows, separated by spaces, each 0-100. Default: \"50 99 99.9\"")]
     public string? LatencyTrackingInfoPercentiles { get; set; }
 
+    [Option("enable-debug-command", HelpText = "Who may run DEBUG: no (nobody), yes (every client) or local (Unix socket and loopback clients). Default: local")]
+    public string? EnableDebugCommand { get; set; }
+
     [Option("config", HelpText = "Config file: JSON (keys are these option names) or redis.conf style (directives that map onto these options).")]
     public string? ConfigFile { get; set; }
 

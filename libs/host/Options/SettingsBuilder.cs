@@ -183,6 +183,9 @@ public static class SettingsBuilder
             "no" or "false" or "0" => false,
             _ => throw Invalid("latency-tracking", o.LatencyTracking, "yes or no"),
         };
+        if (!ProtectedActions.TryParse(o.EnableDebugCommand ?? "local", out var debugCommand))
+            throw Invalid("enable-debug-command", o.EnableDebugCommand, "no, yes or local");
+        s.EnableDebugCommand = debugCommand;
         if (o.LatencyTrackingInfoPercentiles is { } p)
         {
             if (!ObservabilityParameters.TryParsePercentiles(p, out var percentiles, out var error))

@@ -87,7 +87,7 @@ public static class ConfigCommands
     public static void Rewrite(RespServerSession s)
     {
         if (s.Settings.ConfigFile is null) { s.WriteError("ERR The server is running without a config file"); return; }
-        if (ConfigRewrite.Rewrite(s.Server, s.Settings.ConfigFile, s.Server.ConfigAtStart) is { } error)
+        if (ConfigRewrite.Rewrite(s.Server, s.Settings.ConfigFile) is { } error)
         {
             s.WriteError(error);
             return;

@@ -1,8 +1,8 @@
 // DEBUG: the subset operators use, with Redis 7.2's replies: OBJECT, SLEEP, SET-ACTIVE-EXPIRE, HELP, plus JMAP (this
 // server's: the .NET heap's figures, as MEMORY MALLOC-STATS). Every other Redis DEBUG subcommand (crashes, reloads,
 // test hooks) is refused with a clear error; unknown ones get Redis's error.
-// Differences from Redis (docs/admin.md): DEBUG is always enabled (Redis 7 refuses it unless enable-debug-command is set;
-// nothing here can harm the server), and DEBUG SLEEP holds only the calling client, not the whole server.
+// Who may run DEBUG is enable-debug-command (Config/ProtectedAction, checked by the session before the handler; default
+// local here, no in Redis: docs/admin.md). Difference from Redis: DEBUG SLEEP holds only the calling client.
 using System.Globalization;
 using Garnet.server.Session;
 using Garnet.server.Storage;

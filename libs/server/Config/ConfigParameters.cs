@@ -70,7 +70,7 @@ public static class ConfigParameters
         // general
         Fixed("daemonize", "no"),
         Fixed("supervised", "no"),
-        Fixed("enable-debug-command", "yes"), // this server's DEBUG subset is always on (Commands/DebugCommands)
+        new() { Name = "enable-debug-command", Get = s => ProtectedActions.Name(s.Settings.EnableDebugCommand) }, // immutable
         Fixed("pidfile", ""),
         Fixed("logfile", ""),
         new()

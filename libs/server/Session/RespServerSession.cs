@@ -560,6 +560,13 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
             return null;
         }
+        // As Redis's processCommand, right after the arity check (before NOAUTH): DEBUG under enable-debug-command.
+        if ((cmd.Flags & CommandFlags.Protected) != 0 && !Config.ProtectedActions.Allows(Settings.EnableDebugCommand, _connection))
+        {
+            Server.CommandStats.Rejected(cmd.Id);
+            WriteError(Config.ProtectedActions.DebugNotAllowedError);
+            return null;
+        }
         return cmd;
     }
 
