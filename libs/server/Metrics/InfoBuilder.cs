@@ -239,6 +239,7 @@ public static class InfoBuilder
         Line(sb, "disk_reader_threads", readers.Threads);
         sb.Append("disk_read_engine:").Append(readers.Engine.Replace(' ', '_')).Append("\r\n");
         Line(sb, "disk_reads_waited_on_thread", server.Store.BlockingDiskWaits);
+        Line(sb, "disk_objects_read", server.Store.Store.Objects.ObjectsRead); // objects read back from the object log and deserialized
     }
 
     private static void Persistence(RespServer server, StringBuilder sb)
