@@ -364,15 +364,27 @@ public static class KeyCommands
         finally { scans.Release(state); }
     }
 
-    /// <summary>SCAN's TYPE filter: the keys' records are read into memory first (ReadAhead), then typed without waiting.</summary>
+    /// <summary>SCAN's TYPE filter: the headers of the keys' records on disk are read first (ReadAhead, header only: no
+    /// object is loaded, a collection's kind tag says its type), a chunk at a time (the session remembers that many
+    /// headers), then typed without waiting.</summary>
     private static async Task<List<byte[]>> OfTypeAsync(RespServerSession s, List<byte[]> keys, string type)
     {
         var st = s.Storage;
-        bool any = false;
-        foreach (var k in keys) any |= st.ReadAhead(k);
-        if (any) await st.ReadAheadDone().ConfigureAwait(false);
-        return keys.Where(k => TypeOf(s, k) == type).ToList();
+        var result = new List<byte[]>();
+        for (int from = 0; from < keys.Count; from += TypeChunk)
+        {
+            int to = Math.Min(keys.Count, from + TypeChunk);
+            bool any = false;
+            for (int i = from; i < to; i++) any |= st.ReadAhead(keys[i], Garnet.storage.Store.RecordRef.HeaderOnly);
+            if (any) await st.ReadAheadDone().ConfigureAwait(false);
+            for (int i = from; i < to; i++)
+                if (TypeOf(s, keys[i]) == type) result.Add(keys[i]);
+        }
+        return result;
     }
+
+    /// <summary>Keys typed per round of SCAN's TYPE filter: at most half the headers a store session remembers.</summary>
+    private const int TypeChunk = 32;
 
     /// <summary>TYPE's answer for key ("none" when it does not exist), without marking it accessed.</summary>
     private static string TypeOf(RespServerSession s, ReadOnlySpan<byte> key)

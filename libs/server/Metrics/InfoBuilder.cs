@@ -244,6 +244,7 @@ public static class InfoBuilder
         Line(sb, "stream_spill_reads", server.Store.StreamSpill.Reads);
         Line(sb, "disk_free_bytes", server.Store.DiskGuard.LastFreeBytes);
         Line(sb, "disk_writes_refused", server.Store.DiskGuard.Refusing ? 1 : 0);
+        Line(sb, "disk_objects_read", server.Store.Store.Objects.ObjectsRead); // objects read back from the object log and deserialized
     }
 
     private static void Persistence(RespServer server, StringBuilder sb)

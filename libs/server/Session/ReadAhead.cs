@@ -70,9 +70,25 @@ internal sealed class ReadAhead
             return any;
         }
         var keys = cmd.KeysOf(_session);
-        for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i));
+        byte kind = ObjectKindNeeded(cmd);
+        for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i), kind);
         return any;
     }
+
+    /// <summary>What cmd needs of an object record on disk (StorageSession.ReadAhead): nothing for a type or TTL query,
+    /// its family's collection for a collection command, a large string for a string command (an object of another type
+    /// is then a WRONGTYPE, answered from the record's header without loading the object), anything otherwise.</summary>
+    internal static byte ObjectKindNeeded(CommandDefinition cmd) => cmd.Group switch
+    {
+        "hash" => (byte)Garnet.server.Objects.ObjectKind.Hash,
+        "list" => (byte)Garnet.server.Objects.ObjectKind.List,
+        "set" => (byte)Garnet.server.Objects.ObjectKind.Set,
+        "sorted_set" or "geo" => (byte)Garnet.server.Objects.ObjectKind.SortedSet,
+        "stream" => (byte)Garnet.server.Objects.ObjectKind.Stream,
+        "string" or "bitmap" or "hyperloglog" => Garnet.server.Storage.LargeValue.SerializedType,
+        _ => cmd.FullName is "type" or "exists" or "ttl" or "pttl" or "expiretime" or "pexpiretime"
+            ? Garnet.storage.Store.RecordRef.HeaderOnly : (byte)0,
+    };
 
     /// <summary>After Ready returned false: reads the keys of the requests already received behind the current one (up to
     /// the read queue depth), and returns the work that completes when every read is done. The next pass runs the

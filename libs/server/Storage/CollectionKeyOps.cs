@@ -10,16 +10,18 @@ namespace Garnet.server.Storage;
 
 internal static class CollectionKeyOps
 {
-    /// <summary>A read of a collection record. The op's result goes to r; anything not a key command is WRONGTYPE.</summary>
-    public static void Read(ref RecordRef record, CollectionObject c, ref StringInput input, OpResult r)
+    /// <summary>A read of a collection record. The op's result goes to r; anything not a key command is WRONGTYPE.
+    /// c is null for a record read from disk without its object (StringFunctions.NeedsObject: only the ops that need
+    /// no object get here then); its kind tag gives the type.</summary>
+    public static void Read(ref RecordRef record, CollectionObject? c, ref StringInput input, OpResult r)
     {
         switch (input.Op)
         {
-            case StringOp.Exists: r.Text = c.TypeName; break;
+            case StringOp.Exists: r.Text = c?.TypeName ?? CollectionObject.TypeNameOf((ObjectKind)record.ObjectKind); break;
             case StringOp.Ttl: r.Number = record.Expiration; break;
-            case StringOp.Fetch: r.Value = c.Clone(); r.Number = record.Expiration; break;
+            case StringOp.Fetch: r.Value = c!.Clone(); r.Number = record.Expiration; break;
             case StringOp.Usage:
-                r.Number = record.RecordBytes + 8 + c.HeapBytes + c.SpilledBytes;
+                r.Number = record.RecordBytes + 8 + c!.HeapBytes + c.SpilledBytes;
                 r.Text = c.Encoding;
                 r.AccessTime = record.AccessTime;
                 break;

@@ -1,5 +1,6 @@
 // ObjectFunctions: the engine callbacks for collection values. They are type-agnostic: each checks that the record
-// holds a collection of the operation's kind (WRONGTYPE otherwise, from the record's object, without any parsing),
+// holds a collection of the operation's kind (WRONGTYPE otherwise: on disk from the record's kind tag alone, see
+// NeedsObject; in memory from its object, without any parsing),
 // decides nothing about what a command means, and hands the object to the operation (ObjectOperation.Apply), which
 // the command's family file defines. Where the engine cannot change a record in place (read-only region, on disk)
 // the operation runs on a clone, so a record being flushed or iterated never changes under its reader.
@@ -59,6 +60,9 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
         op.Error = WrongType;
         return null;
     }
+
+    /// <summary>A record on disk tagged with another type answers WRONGTYPE without its object.</summary>
+    public bool NeedsObject(ref ObjectOperation op, byte objectKind) => objectKind == (byte)op.Kind;
 
     public bool Reader(ref RecordRef record, ref ObjectOperation op, ref NoOutput output)
     {

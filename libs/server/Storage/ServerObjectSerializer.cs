@@ -56,6 +56,14 @@ public sealed class ServerObjectSerializer(Garnet.server.Objects.Streams.StreamS
         _ => 64,
     };
 
+    /// <summary>The record's kind tag: the same type byte as the serialized form (1 large string, 2-6 collections).</summary>
+    public byte KindOf(object value) => value switch
+    {
+        LargeValue => LargeValue.SerializedType,
+        Garnet.server.Objects.CollectionObject c => (byte)c.Kind,
+        _ => 0,
+    };
+
     public void Dropped(object value)
     {
         if (value is LargeValue lv) MemoryReclaimer.Released(lv.Length);

@@ -107,13 +107,21 @@ public sealed class StorageSession : IDisposable
 
     /// <summary>Starts bringing key's record into memory when it is on disk (StoreSession.Prefetch); true when a read was
     /// started. ReadAheadDone completes once every started read has.</summary>
-    public bool ReadAhead(ReadOnlySpan<byte> key) => _session.Prefetch(StoredKey(key)).IsPending();
+    /// <remarks>objectKind (StoreSession.Prefetch): what the command needs of an object record, 0 for anything,
+    /// StoreSession.HeaderOnly for its type only, an ObjectKind for a collection command (which reads through the
+    /// collection session, so the header of a record of another type is remembered there and answers WRONGTYPE).</remarks>
+    public bool ReadAhead(ReadOnlySpan<byte> key, byte objectKind = 0) =>
+        objectKind is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.Stream
+            ? Objects().Prefetch(StoredKey(key), objectKind).IsPending()
+            : _session.Prefetch(StoredKey(key), objectKind).IsPending();
 
     /// <summary>Completes when the reads ReadAhead started are done (no thread waits meanwhile).</summary>
-    public Task ReadAheadDone() => _session.CompletePendingAsync();
+    public Task ReadAheadDone() => _objects is { PendingCount: > 0 } objects
+        ? Task.WhenAll(_session.CompletePendingAsync(), objects.CompletePendingAsync())
+        : _session.CompletePendingAsync();
 
     /// <summary>Reads started by ReadAhead and not yet done.</summary>
-    public int PendingReads => _session.PendingCount;
+    public int PendingReads => _session.PendingCount + (_objects?.PendingCount ?? 0);
 
     /// <summary>Set by a command that can finish later, for its next Read: if that goes to disk it returns Pending at once
     /// and PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>

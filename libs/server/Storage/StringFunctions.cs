@@ -82,7 +82,14 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         var r = output.Result;
         if (TouchesKey(in input) && (!r.NoTouch || input.Op == StringOp.Exists)) record.Touch(); // Exists touching is TOUCH
-        if (record.Object is Garnet.server.Objects.CollectionObject collection) { CollectionKeyOps.Read(ref record, collection, ref input, r); return true; }
+        if (HoldsCollection(ref record)) { CollectionKeyOps.Read(ref record, record.Object as Garnet.server.Objects.CollectionObject, ref input, r); return true; }
+        if (record.IsObject && record.Object is null && record.ObjectKind == LargeValue.SerializedType)
+        {
+            // A large string read from disk without its object (NeedsObject): only its type and expiration were asked.
+            if (input.Op == StringOp.Exists) r.Text = "string";
+            else r.Number = record.Expiration;
+            return true;
+        }
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
@@ -106,6 +113,23 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
                 break;
         }
         return true;
+    }
+
+    /// <summary>The record holds a collection: its object says so, or (read from disk without it) its kind tag.</summary>
+    private static bool HoldsCollection(ref RecordRef record) =>
+        record.IsObject && (record.ObjectKind >= (byte)Garnet.server.Objects.ObjectKind.List || record.Object is Garnet.server.Objects.CollectionObject);
+
+    /// <summary>
+    /// Which commands need the object of a record on disk (tagged objectKind): a large string's bytes for everything but
+    /// its type and TTL; a collection's only to fetch it whole (RENAME, COPY, DUMP, MEMORY USAGE) or copy it with a new
+    /// expiration. Everything else on a collection is its type, its TTL, SET over it, or WRONGTYPE.
+    /// </summary>
+    public bool NeedsObject(ref StringInput input, byte objectKind)
+    {
+        if (input.Op == StringOp.SetAccessTime) return false;
+        if (objectKind == LargeValue.SerializedType) return input.Op is not (StringOp.Exists or StringOp.Ttl);
+        if (objectKind < (byte)Garnet.server.Objects.ObjectKind.List) return true;
+        return input.Op is StringOp.Fetch or StringOp.Usage or StringOp.Expire or StringOp.Persist;
     }
 
     /// <summary>Exists with this flag is TOUCH: it marks the key accessed, where EXISTS and TYPE do not.</summary>
@@ -377,7 +401,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         valueLength = 0;
         expiration = oldRecord.Expiration;
         if (input.Op == StringOp.SetAccessTime) return false;
-        if (oldRecord.Object is Garnet.server.Objects.CollectionObject)
+        if (HoldsCollection(ref oldRecord))
         {
             if (input.Op != StringOp.Set) return CollectionKeyOps.NeedCopy(ref oldRecord, ref input, r, out valueLength, out expiration);
             // SET over a collection: the new value is a string (SET ... GET needs the old one to be a string).

@@ -2,7 +2,8 @@
 //   [0]  RecordInfo (8)
 //   [8]  key length (bits 0..28) + value slack in 8-byte units (bits 29..31) | value length (int32)
 //        (one 8-byte word, written atomically, so a scan never sees a length without its slack)
-//   [16] access word: [0..3] last access, Unix seconds (AccessClock); [4..7] reserved, zero
+//   [16] access word: [0..3] last access, Unix seconds (AccessClock); [4] object kind (the serializer's KindOf, 0 =
+//        unknown or a byte value), set with the record's object; [5..7] reserved, zero
 //   [24] expiration (int64, Unix ms) when HasExpiration, else absent
 //   then key bytes (padded to 8), then value bytes (capacity padded to 8)
 // An object record (RecordInfo.ObjectValue) has a 16-byte value: [0] slot of its object in the page's ObjectHeap
@@ -69,6 +70,18 @@ public static unsafe class RecordLayout
     }
 
     public static void SetAccessTime(byte* record, uint unixSeconds) => Volatile.Write(ref *(uint*)(record + AccessOffset), unixSeconds);
+
+    private const int KindOffset = 20;
+
+    /// <summary>The kind tag of an object record's value (IObjectSerializer.KindOf), 0 when unknown: readable from the
+    /// record alone, so a record read from disk tells its value's type without its object.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static byte ObjectKind(byte* record) => record[KindOffset];
+
+    /// <summary>Sets the kind tag: by the writer of a new record before it is published, or under the exclusive lock
+    /// together with the object (one byte store; a reader sees the old or the new kind).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void SetObjectKind(byte* record, byte kind) => Volatile.Write(ref record[KindOffset], kind);
 
     public static long Expiration(byte* record) => HasExpiration(record) ? *(long*)(record + HeaderSize) : 0;
 

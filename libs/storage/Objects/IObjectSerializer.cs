@@ -37,4 +37,11 @@ public interface IObjectSerializer
     /// in the object log). Readers may still hold it for a moment. Runs under locks or as an epoch action: keep it short.
     /// </summary>
     void Dropped(object value) { }
+
+    /// <summary>
+    /// A small tag (1..255) for the value's type, kept in its record's header (RecordLayout.ObjectKind) whenever the record
+    /// gets the object, so readers can tell the type of a record on disk without deserializing it
+    /// (IStoreFunctions.NeedsObject). 0: no tag (every read of such a record from disk loads its object).
+    /// </summary>
+    byte KindOf(object value) => 0;
 }

@@ -52,6 +52,11 @@ public sealed class ObjectHeap
     public long SerializeFailures => Interlocked.Read(ref _serializeFailures);
     internal void NoteSerializeFailure() => Interlocked.Increment(ref _serializeFailures);
 
+    private long _objectsRead;
+    /// <summary>Objects read back from the object log and deserialized (reads of records on disk that needed them).</summary>
+    public long ObjectsRead => Interlocked.Read(ref _objectsRead);
+    internal void NoteObjectRead() => Interlocked.Increment(ref _objectsRead);
+
     /// <summary>Bytes of the objects on the page held in frame.</summary>
     public long FrameBytes(int frame) => Interlocked.Read(ref _frameBytes[frame]);
 

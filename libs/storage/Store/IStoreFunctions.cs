@@ -31,6 +31,14 @@ public interface IStoreFunctions<TInput, TOutput>
     /// <summary>Fills the new record's value from the old one.</summary>
     void CopyUpdater(ref RecordRef oldRecord, ref TInput input, ref RecordRef newRecord, ref TOutput output);
 
+    /// <summary>
+    /// A Read or RMW found its key's record on disk, an object record whose kind tag (IObjectSerializer.KindOf) is
+    /// objectKind (never 0): false when the callbacks can do without the object (a type check that fails, a type query,
+    /// a write that replaces the value): it is then not read from the object log, and the callbacks see Object == null
+    /// (RecordRef.ObjectKind tells the type). The default loads it.
+    /// </summary>
+    bool NeedsObject(ref TInput input, byte objectKind) => true;
+
     /// <summary>A pending Read finished (on the thread that calls CompletePending / CompletePendingAsync, in issue order).</summary>
     void ReadCompleted(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, Status status);
 

@@ -499,6 +499,7 @@ internal static class StoreIo
         }
         catch (Exception ex) { error = ex; }
         finally { if (buffer is not null) System.Buffers.ArrayPool<byte>.Shared.Return(buffer); }
+        if (error is null) store.Objects.NoteObjectRead();
         done(value, error);
     }
 

@@ -14,6 +14,9 @@ public readonly unsafe ref struct RecordRef
     /// <summary>valueLength that NeedCopyUpdate gives to delete the key instead of copying it (a tombstone is appended).</summary>
     public const int DeleteRecord = -2;
 
+    /// <summary>StoreSession.Prefetch's objectKind for a caller that needs no object at all (a type or TTL query).</summary>
+    public const byte HeaderOnly = 255;
+
     private readonly byte* _record;
     private readonly ObjectHeap? _heap;     // set for an in-memory object record
     private readonly int _frame;
@@ -68,7 +71,12 @@ public readonly unsafe ref struct RecordRef
         RecordLayout.SetAccessTime(_record, unixSeconds);
     }
 
-    /// <summary>The object of an object record (null for byte values).</summary>
+    /// <summary>The kind tag of an object record (IObjectSerializer.KindOf; 0: unknown or a byte record). Set whenever
+    /// the record gets an object, so it tells the type also when Object is null (IStoreFunctions.NeedsObject said no).</summary>
+    public byte ObjectKind => IsObject ? RecordLayout.ObjectKind(_record) : (byte)0;
+
+    /// <summary>The object of an object record (null for byte values, and for a record read from disk whose object was
+    /// not loaded: see IStoreFunctions.NeedsObject).</summary>
     public object? Object
     {
         get
@@ -84,6 +92,7 @@ public readonly unsafe ref struct RecordRef
     {
         if (!IsMutable || !IsObject || _heap is null) throw new InvalidOperationException("not a mutable object record");
         _heap.Set(_frame, RecordLayout.ObjectSlot(_record), value);
+        RecordLayout.SetObjectKind(_record, _heap.Serializer.KindOf(value));
     }
 
     /// <summary>The whole current value, writable (mutable records only).</summary>

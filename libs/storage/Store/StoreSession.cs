@@ -29,6 +29,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public object? ValueObject;   // Upsert of an object
         public long Expiration;
         public bool OnlyIfExpired;    // Delete: only a key whose newest record has expired
+        public byte PrefetchKind;     // Prefetch: the object kind the caller needs (0: any; see Prefetch)
         public TInput Input = default!;
         public TOutput Output = default!;
         public ulong Hash;
@@ -94,7 +95,11 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.NotFound || (search == KVStore.Search.OnDisk && KnownAbsent(hash, entry, address))) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
+            {
+                if (KnownHeader(key, hash, entry, address) is { } header && TryReadHeader(header, ref input, ref output, out var answered))
+                    return answered;
                 return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
+            }
             ref ulong info = ref RecordLayout.Info(rec);
             bool mutable = address >= _log.SafeReadOnlyAddress; // in-place updates may still happen down to SafeReadOnly
             if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
@@ -131,11 +136,67 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// copies the record to the tail (second chance), so a command run afterwards finds it in memory. A hint: the
     /// record may leave memory again before that command runs, which then waits for the disk as usual.
     /// </summary>
-    public Status Prefetch(ReadOnlySpan<byte> key)
+    /// <remarks>objectKind: the object kind (IObjectSerializer.KindOf) the command will need, 0 for any,
+    /// <see cref="RecordRef.HeaderOnly"/> for none. An object record on disk tagged with another kind is not loaded nor copied: its
+    /// header is remembered instead (see KnownHeader), and the command's Read or RMW that follows answers from it when the
+    /// callbacks can do without the object (IStoreFunctions.NeedsObject), e.g. WRONGTYPE or TYPE, without the disk.</remarks>
+    public Status Prefetch(ReadOnlySpan<byte> key, byte objectKind = 0)
     {
         _store.Epoch.Acquire();
-        try { return PrefetchCore(key, KeyHashOf(key)); }
+        try { return PrefetchCore(key, KeyHashOf(key), objectKind); }
         finally { _store.Epoch.Release(); }
+    }
+
+
+    // Headers of object records a Prefetch read from disk without their objects: (hash, chain entry, where the chain left
+    // memory, the record's bytes). Trusted under the same check as _absent: while the chain still starts at that entry
+    // and leaves memory at that address, that disk record is still the key's newest. A small ring, as _absent.
+    // Made on first use (most sessions never need it).
+    private (ulong Hash, long Entry, long FirstDisk, byte[]? Record)[]? _headers;
+    private int _headerNext;
+    private const int RememberedHeaders = 64;
+
+    private byte[]? KnownHeader(ReadOnlySpan<byte> key, ulong hash, long entry, long firstDisk)
+    {
+        if (_headers is null) return null;
+        foreach (var h in _headers)
+            if (h.Record is not null && h.Hash == hash && h.Entry == entry && h.FirstDisk == firstDisk && entry != 0)
+                fixed (byte* rec = h.Record)
+                    if (RecordLayout.Key(rec).SequenceEqual(key)) return h.Record;
+        return null;
+    }
+
+    private void RememberHeader(PendingOp op, byte* diskRecord)
+    {
+        _headers ??= new (ulong, long, long, byte[]?)[RememberedHeaders];
+        _headers[_headerNext] = (op.Hash, op.EntryAddress, op.FirstDiskAddress, new ReadOnlySpan<byte>(diskRecord, RecordLayout.TotalSize(diskRecord)).ToArray());
+        _headerNext = (_headerNext + 1) % _headers.Length;
+    }
+
+    /// <summary>A Read answered from a remembered header: false when it needs the object (or the record has expired
+    /// since, which the disk path reports properly).</summary>
+    private bool TryReadHeader(byte[] header, ref TInput input, ref TOutput output, out Status status)
+    {
+        status = Status.NotFound;
+        fixed (byte* rec = header)
+        {
+            if (_store.IsExpired(rec) || _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec))) return false;
+            var rr = new RecordRef(rec, (object?)null);
+            status = _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
+            return true;
+        }
+    }
+
+    /// <summary>An RMW answered from a remembered header when it changes nothing (NeedCopyUpdate says no, e.g. WRONGTYPE);
+    /// false: go to the disk (the callbacks then run again on the record read there).</summary>
+    private bool TryRmwHeader(byte[] header, ref TInput input, ref TOutput output)
+    {
+        fixed (byte* rec = header)
+        {
+            if (_store.IsExpired(rec) || _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec))) return false;
+            var rr = new RecordRef(rec, (object?)null);
+            return !_functions.NeedCopyUpdate(ref rr, ref input, ref output, out _, out _);
+        }
     }
 
     // Keys a Prefetch found to have no record on disk: (hash, chain entry, where the chain left memory). While the chain
@@ -158,14 +219,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         _absentNext = (_absentNext + 1) % _absent.Length;
     }
 
-    private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash)
+    private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash, byte objectKind)
     {
         if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
         var search = _store.FindInMemory(key, entry, 0, out long address, out _);
         if (search != KVStore.Search.OnDisk) return search == KVStore.Search.NotFound ? Status.NotFound : Status.Found;
         TInput noInput = default!;
         TOutput noOutput = default!;
-        return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0);
+        return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0, prefetchKind: objectKind);
     }
 
     private enum Region { Mutable, Fuzzy, Immutable }
@@ -362,6 +423,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         RecordLayout.Initialize(nrec, previous, key, RecordLayout.ObjectValueSize, expiration, RecordInfo.ObjectValue | flags);
         InitObjectSlot(nrec, newAddress);
         _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
+        RecordLayout.SetObjectKind(nrec, _store.Objects.Serializer.KindOf(obj));
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -478,7 +540,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             var slot = _index.FindOrCreate(hash, out long entry);
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.OnDisk && !KnownAbsent(hash, entry, address))
+            {
+                if (KnownHeader(key, hash, entry, address) is { } header && TryRmwHeader(header, ref input, ref output)) return Status.Found;
                 return GoPending(OpKind.Rmw, key, hash, entry, address, ref input, ref output, null, 0);
+            }
 
             bool existed = false, sealedOld = false, copyFromOld = false;
             Status expiredFlag = 0;
@@ -766,7 +831,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
-        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false)
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false, byte prefetchKind = 0)
     {
         var op = _rearm;
         if (op is null)
@@ -778,6 +843,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op.ValueObject = obj;
             op.Expiration = expiration;
             op.OnlyIfExpired = onlyIfExpired; // a restart re-arms the same op: the flag stays
+            op.PrefetchKind = prefetchKind;
             op.Hash = hash;
             op.Error = null;
             op.Input = input;
@@ -840,6 +906,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.Value = null;
         op.ValueObject = null;
         op.OnlyIfExpired = false;
+        op.PrefetchKind = 0;
         op.Object = null;
         op.ObjectLoaded = false;
         op.Input = default!;
@@ -904,7 +971,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(rec).SequenceEqual(op.Key))
                 {
                     found = true;
-                    bool needsObject = (info & (RecordInfo.ObjectValue | RecordInfo.Tombstone)) == RecordInfo.ObjectValue;
+                    bool needsObject = (info & (RecordInfo.ObjectValue | RecordInfo.Tombstone)) == RecordInfo.ObjectValue
+                        && NeedsObject(op, RecordLayout.ObjectKind(rec));
                     if (needsObject && !op.ObjectLoaded)
                     {
                         int length = RecordLayout.ObjectDiskLength(rec);
@@ -930,6 +998,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         }
     }
 
+    /// <summary>Whether op needs the object of the object record it found on disk (kind: the record's tag, 0 = unknown).
+    /// Upserts and deletes never do; a prefetch does unless it asked for another kind; reads and RMWs ask the callbacks.</summary>
+    private bool NeedsObject(PendingOp op, byte kind) => op.Kind switch
+    {
+        OpKind.Upsert or OpKind.Delete => false,
+        OpKind.Prefetch => kind == 0 || op.PrefetchKind == 0 || op.PrefetchKind == kind,
+        _ => kind == 0 || _functions.NeedsObject(ref op.Input, kind),
+    };
+
     /// <summary>
     /// The index must still point where the op's search began and the chain must still leave memory at the same place
     /// (reused space can bring an entry address back); otherwise something newer may exist and the op starts over.
@@ -952,7 +1029,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
                 case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
                 case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, op.OnlyIfExpired); break;
-                case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash); break;
+                case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash, op.PrefetchKind); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
         }
@@ -998,7 +1075,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 return true;
             }
             case OpKind.Prefetch:
-                if (live && !expired && _store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                if (live && !expired && op.Object is null && RecordLayout.IsObject(diskRecord)) RememberHeader(op, diskRecord);
+                else if (live && !expired && _store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
                 else if (diskRecord == null) RememberAbsent(op);
                 return true;
             case OpKind.Upsert:
@@ -1067,6 +1145,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private void CopyToTail(HashIndex.Slot slot, ushort tag, long entry, byte* diskRecord, object? obj)
     {
         if (_log.DeviceFailing) return; // pages cannot leave memory now: keep what is left for writes after recovery
+        if (obj is null && RecordLayout.IsObject(diskRecord)) return; // read without its object (NeedsObject): nothing to own
         int size = RecordLayout.TotalSize(diskRecord);
         long newAddress = _log.TryAllocate(size);
         if (newAddress == 0) return;
@@ -1079,7 +1158,11 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         {
             // The object read from disk now belongs to the copy (the reader only looked at it).
             InitObjectSlot(nrec, newAddress);
-            try { if (obj is not null) _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj); }
+            try
+            {
+                _store.Objects.Set(_log.FrameOf(newAddress), RecordLayout.ObjectSlot(nrec), obj);
+                RecordLayout.SetObjectKind(nrec, _store.Objects.Serializer.KindOf(obj!)); // also tags a record written untagged
+            }
             catch
             {
                 Abandon(nrec, newAddress);
