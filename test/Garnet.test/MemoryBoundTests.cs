@@ -85,12 +85,16 @@ public class MemoryBoundTests
         {
             BitConverter.TryWriteBytes(value, i); // every SET stores a different value
             Assert.That(c.Execute("SET", "big", value).Text, Is.EqualTo("OK"));
-            peak = Math.Max(peak, Rss());
+            long rss = Rss();
+            peak = Math.Max(peak, rss);
+            TestContext.Out.Write($"{rss / MB} ");
         }
+        TestContext.Out.WriteLine();
         TestContext.Out.WriteLine($"{rounds} SETs in {sw.Elapsed.TotalSeconds:F1} s");
         // Without reclaiming, each SET left its request buffer, the old value and the reply-side garbage behind
-        // (1.3 GB of requests in all). Bounded: a few values' worth at any time.
-        Assert.That(peak, Is.LessThan(baseline + 12L * size), $"peak RSS {peak / MB} MB (baseline {baseline / MB} MB)");
+        // (1.3 GB of requests in all, 2.5 GB with the values). Bounded: a few values' worth at any time, plus what
+        // waits for the next gen-2 GC; on a quiet machine the peak was 10-12 values, under CI load once 13.
+        Assert.That(peak, Is.LessThan(baseline + 16L * size), $"peak RSS {peak / MB} MB (baseline {baseline / MB} MB)");
         // Within seconds of the last SET, what is left is about the stored value and the last request's buffer (before
         // the fix: about 640 MB, for good).
         sw.Restart();
