@@ -6,6 +6,7 @@
 # and its disk-read counters where INFO has them. Run from a clone after a Release build:
 #   bash scripts/disk-bench.sh ours                   # this build
 #   bash scripts/disk-bench.sh ours=/path/to/other/clone garnet    # another build of ours; Garnet (dotnet tool in $GARNET_DIR)
+#   bash scripts/disk-bench.sh ours 'ours:--disk-read-engine threads'   # text after ':' is passed to our server
 # Environment: KEYS (default 2000000), RUN_SECONDS (per run, default 10), PORT (default 7411), DATA (default /tmp/disk-bench).
 # Also prints fio's 4k random-read IOPS at depth 50 on the data directory's file system when fio is installed.
 set -euo pipefail
@@ -16,12 +17,13 @@ GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
 
 cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat 2>/dev/null || echo 0; }
 
-start_server() { # name -> sets PID
-  local name=$1 dir=$DATA/$1
+start_server() { # name[:extra server args] -> sets PID
+  local name=${1%%:*} extra="" dir=$DATA/run
+  [[ $1 == *:* ]] && extra=${1#*:}
   rm -rf "$dir"; mkdir -p "$dir"
   case $name in
-    ours=*) dotnet "${name#ours=}/main/GarnetServer/bin/Release/net10.0/GarnetServer.dll" --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning >"$dir.log" 2>&1 & ;;
-    ours) dotnet main/GarnetServer/bin/Release/net10.0/GarnetServer.dll --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning >"$dir.log" 2>&1 & ;;
+    ours=*) dotnet "${name#ours=}/main/GarnetServer/bin/Release/net10.0/GarnetServer.dll" --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning $extra >"$dir.log" 2>&1 & ;;
+    ours) dotnet main/GarnetServer/bin/Release/net10.0/GarnetServer.dll --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning $extra >"$dir.log" 2>&1 & ;;
     garnet) "$GARNET_DIR/garnet-server" --port $PORT --device-type RandomAccess --storage-tier --logdir "$dir" --memory 64m --index 16m >"$dir.log" 2>&1 & ;;
     *) echo "unknown server $name"; exit 2 ;;
   esac
@@ -60,4 +62,5 @@ for name in "$@"; do
   done
   (redis-cli -p $PORT info stats 2>/dev/null | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
   kill $PID; while kill -0 $PID 2>/dev/null; do sleep 0.2; done
+  rm -rf "$DATA/run"
 done

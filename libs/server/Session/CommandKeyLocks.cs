@@ -6,6 +6,8 @@
 //    With the AOF on (orderWrites), every write is Exclusive: two writes of one key then run, and are logged, in turn.
 //  - Several stripes are gathered in a bitset and taken in ascending order, each once; Release undoes exactly what
 //    Acquire took. Nothing here allocates per command.
+//  - A read of one key first tries to run without taking its stripe (TryReadOptimistically); the caller validates after
+//    the read and, if an exclusive holder interfered, discards the reply and runs it again under Acquire.
 using Garnet.server.Commands;
 using Garnet.server.Storage;
 
@@ -20,6 +22,30 @@ internal sealed class CommandKeyLocks
     private KeyLockMode _mode;
 
     public CommandKeyLocks(KeyLocks locks) => _locks = locks;
+
+    private int _optimisticStripe = -1;
+    private long _optimisticToken;
+
+    /// <summary>For a read of exactly one key: begins reading it without taking its stripe (see KeyLocks). False when
+    /// the command is not such a read or an exclusive holder is there; then the caller uses Acquire.</summary>
+    public bool TryReadOptimistically(CommandDefinition cmd, RespServerSession s)
+    {
+        if ((cmd.Flags & CommandFlags.Write) != 0 || cmd.LocksKeysExclusively) return false;
+        var keys = cmd.KeysOf(s);
+        if (keys.First != keys.LastIndex(s.Argc)) return false;
+        int stripe = KeyLocks.StripeOf(s.Arg(keys.First));
+        if (!_locks.TryBeginOptimisticRead(stripe, out _optimisticToken)) return false;
+        _optimisticStripe = stripe;
+        return true;
+    }
+
+    /// <summary>Ends the optimistic read begun by TryReadOptimistically: whether what it read is valid.</summary>
+    public bool EndOptimisticRead()
+    {
+        int stripe = _optimisticStripe;
+        _optimisticStripe = -1;
+        return _locks.ValidateOptimisticRead(stripe, _optimisticToken);
+    }
 
     /// <summary>Takes the stripes of the command's keys. Returns false when the command names no key.</summary>
     public bool Acquire(CommandDefinition cmd, RespServerSession s, bool orderWrites)

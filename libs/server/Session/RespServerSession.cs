@@ -6,8 +6,8 @@
 //    valid only while the current command runs: handlers copy what they keep.
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
 //    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is queued; otherwise its keys
-//    are locked (CommandKeyLocks) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before
-//    the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
+//    are locked (CommandKeyLocks; a read of one key reads optimistically and is redone locked if an exclusive holder
+//    interfered) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
 //    (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
 using System.Text;
 using Garnet.common.Networking;
@@ -317,6 +317,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
+        _lastCommandEnd = 0; // the first command of a batch reads the clock when it starts
         while (true)
         {
             if (_killed || _closeAfterReply) return ProcessResult.Close;
@@ -609,7 +610,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         bool locked = false, lockedAll = false;
         try
         {
-            if (cmd.HasStoreKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
+            // A read of one key runs without taking its stripe when no exclusive holder interferes (checked after it ran,
+            // in RunHandler); a "keymiss" event could not be taken back, so with those on it takes the stripe.
+            if (cmd.HasStoreKeys && !NotifyOn(PubSub.NotifyClass.KeyMiss)
+                && (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).TryReadOptimistically(cmd, this))
+                _optimisticRead = true;
+            else if (cmd.HasStoreKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
             else if ((cmd.Flags & CommandFlags.Write) != 0)
             {
                 // A write without keys (FLUSHDB, FLUSHALL, SWAPDB) changes every key: it runs, and is logged, alone.
@@ -620,6 +626,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
         finally
         {
+            _optimisticRead = false;
             if (locked) _keyLocks!.Release();
             if (lockedAll) Server.Store.Locks.ExitAll();
         }
@@ -631,6 +638,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// Runs cmd's handler with its locks held by the caller. A write that succeeded is logged to the AOF (or to the
     /// running transaction's batch) and breaks the WATCHes of its keys, before the caller releases the locks.
     /// </summary>
+    private bool _optimisticRead;   // RunLocked began an optimistic read of the command's key (CommandKeyLocks)
+
     internal void RunHandler(CommandDefinition cmd)
     {
         _commands++;
@@ -638,13 +647,32 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Writer.Limit = Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
-        long started = System.Diagnostics.Stopwatch.GetTimestamp();
+        // One clock reading per command: within a batch a command starts when the one before it ended (its parsing and
+        // dispatch count as its own time).
+        long started = _lastCommandEnd != 0 ? _lastCommandEnd : System.Diagnostics.Stopwatch.GetTimestamp();
         try
         {
             _propagateAs = null;
             _propagateMany = null;
             _propagateNothing = false;
+            long hitsBefore = _keyspaceHits, missesBefore = _keyspaceMisses;
             cmd.Handler!(this);
+            if (_optimisticRead)
+            {
+                _optimisticRead = false;
+                // A read that finishes later (from disk) reads its record again then; otherwise an exclusive holder's
+                // work overlapped the read: its reply and counts are undone and it runs again holding the stripe.
+                if (!_keyLocks!.EndOptimisticRead() && _deferredWork is null)
+                {
+                    Writer.Truncate(mark);
+                    _errors = errorsBefore;
+                    _keyspaceHits = hitsBefore;
+                    _keyspaceMisses = missesBefore;
+                    _keyLocks.Acquire(cmd, this, orderWrites: false);
+                    try { cmd.Handler!(this); }
+                    finally { _keyLocks.Release(); }
+                }
+            }
             if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
             {
                 _writes++;
@@ -685,8 +713,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
-        Metrics.CommandObserver.Ran(this, cmd, System.Diagnostics.Stopwatch.GetTimestamp() - started, _errors != errorsBefore);
+        _lastCommandEnd = System.Diagnostics.Stopwatch.GetTimestamp();
+        Metrics.CommandObserver.Ran(this, cmd, _lastCommandEnd - started, _errors != errorsBefore);
     }
+
+    private long _lastCommandEnd; // Stopwatch timestamp at which the last command of this batch ended, or 0
 
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
     private void KeysChanged(CommandDefinition cmd)

@@ -16,6 +16,10 @@
 //  - Waiters spin briefly, then sleep (a holder may be waiting for the disk).
 //  - A thread that runs several commands under stripes it took once (EXEC) declares them with Hold: while held, its own
 //    Enter/Exit of those stripes, and EnterAll/ExitAll over them, do nothing, so it never waits on itself.
+//  - A single-key read may instead read optimistically (TryBeginOptimisticRead / ValidateOptimisticRead): it writes
+//    nothing to the stripe, and is valid only if no exclusive holder (of its stripe, or EnterAll) was present at its
+//    start or its end and none came and went in between: each exclusive Exit bumps the stripe's version, each ExitAll
+//    bumps the all-version, before clearing the word or flag. A read that fails validation is redone under Enter.
 namespace Garnet.server.Storage;
 
 public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
@@ -29,6 +33,8 @@ public sealed class KeyLocks
     private const long ReadMask = 0xFFFFL, WriteMask = 0xFFFFL << 16, MultiReadMask = 0xFFFFL << 32;
     private const long Pending = 1L << 48, Writer = 1L << 49, Busy = Pending | Writer;
     private readonly long[] _words = new long[StripeCount];
+    private readonly int[] _versions = new int[StripeCount]; // bumped by each exclusive Exit (optimistic readers)
+    private int _allVersion;                                  // bumped by each ExitAll
 
     /// <summary>The stripe of a key name (the client's key, without the database prefix).</summary>
     public static int StripeOf(ReadOnlySpan<byte> key)
@@ -118,8 +124,34 @@ public sealed class KeyLocks
     {
         if (t_holder is not null && HeldByThisThread(stripe)) return;
         t_entered--;
-        if (mode == KeyLockMode.Exclusive) Volatile.Write(ref _words[stripe], 0);
+        if (mode == KeyLockMode.Exclusive)
+        {
+            Volatile.Write(ref _versions[stripe], _versions[stripe] + 1); // before the word clears: see the header
+            Volatile.Write(ref _words[stripe], 0);
+        }
         else Interlocked.Add(ref _words[stripe], -Unit(mode));
+    }
+
+    /// <summary>Starts an optimistic single-key read of stripe: false when an exclusive holder is there (or coming), in
+    /// which case the caller takes the stripe with Enter instead. Writes nothing shared.</summary>
+    public bool TryBeginOptimisticRead(int stripe, out long token)
+    {
+        token = 0;
+        if (Volatile.Read(ref _all) != 0) return false;
+        int all = Volatile.Read(ref _allVersion);
+        if ((Volatile.Read(ref _words[stripe]) & Busy) != 0) return false;
+        token = ((long)all << 32) | (uint)Volatile.Read(ref _versions[stripe]);
+        return true;
+    }
+
+    /// <summary>Whether an optimistic read begun with token saw no exclusive holder's work: no holder now, and none
+    /// came and went since the start (the versions are unchanged).</summary>
+    public bool ValidateOptimisticRead(int stripe, long token)
+    {
+        Volatile.ReadBarrier(); // the read's loads happen before these
+        if ((Volatile.Read(ref _words[stripe]) & Busy) != 0) return false;
+        if (Volatile.Read(ref _versions[stripe]) != (int)token) return false;
+        return Volatile.Read(ref _all) == 0 && Volatile.Read(ref _allVersion) == (int)(token >> 32);
     }
 
     private static long Unit(KeyLockMode mode) => mode switch
@@ -194,6 +226,7 @@ public sealed class KeyLocks
     public void ExitAll()
     {
         if (t_holder == this && t_heldBits is null) return;
+        Volatile.Write(ref _allVersion, _allVersion + 1); // before the flag clears: see the header
         Volatile.Write(ref _all, 0);
     }
 }
