@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# latency-bench.sh: issue 14's latency rows against several running servers, side by side: GET at pipeline 1 and 10,
+# and an 80/20 GET/SET mix at pipeline 1, from 50 connections (Resp.benchmark --online, 1024 keys of 32 bytes, loaded
+# first). For each row and server it prints throughput, p50/p99/p99.9 in ms and the server's CPU time per request
+# (all its threads, from /proc). Servers take turns within each repetition (REPS, default 2), so noise on a shared
+# machine hits them alike: compare within one run. Run from a clone after a Release build of benchmark/Resp.benchmark:
+#   bash scripts/latency-bench.sh ours=6380 redis=6379 garnet=6381
+# Environment: REPS (default 2), RUN_SECONDS (default 8), CONNECTIONS (default 50).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-2}; SECS=${RUN_SECONDS:-8}; CONNS=${CONNECTIONS:-50}
+B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
+[ -f benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll ] || { echo "build benchmark/Resp.benchmark -c Release first" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,9p' "$0"; exit 2; }
+
+cpu_seconds() { awk '{ sub(/^.*\) /, ""); print ($12 + $13) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+pid_of_port() { ss -ltnpH "sport = :$1" 2>/dev/null | grep -oE 'pid=[0-9]+' | head -1 | cut -d= -f2; }
+
+for spec in "$@"; do
+  port=${spec#*=}
+  [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] || { echo "${spec%%=*}: no server on port $port" >&2; exit 1; }
+  $B --port "$port" --op SET --dbsize 1024 --valuelength 32 --threads 1 --batchsize 1024 --runtime 1 >/dev/null 2>&1
+done
+
+printf '%-8s %-14s %4s %12s %9s %9s %9s %10s\n' server row rep "ops/s" "p50 ms" "p99 ms" "p99.9 ms" "cpu us/op"
+for rep in $(seq "$REPS"); do
+  for row in "get-p1:GET:100:1" "get-p10:GET:100:10" "get80set20-p1:GET,SET:80,20:1"; do
+    IFS=: read -r name ops pct pipe <<<"$row"
+    for spec in "$@"; do
+      server=${spec%%=*}; port=${spec#*=}; pid=$(pid_of_port "$port")
+      c0=$(cpu_seconds "$pid")
+      out=$($B --port "$port" --online --op-workload "$ops" --op-percent "$pct" --dbsize 1024 --valuelength 32 \
+             --threads "$CONNS" --batchsize "$pipe" --runtime "$SECS" --skipload 2>&1 || true)
+      c1=$(cpu_seconds "$pid")
+      ops_total=$(echo "$out" | grep -oE '[0-9,]+ ops in' | head -1 | tr -d ', opsin')
+      rate=$(echo "$out" | grep -oE '= [0-9,]+ ops/s' | head -1 | tr -d '=, ops/')
+      # the summary row of the first operation: name ops mean p50 p90 p99 p99.9 ... (microseconds)
+      lat=$(echo "$out" | awk -v op="${ops%%,*}" '$1 == op { printf "%9.2f %9.2f %9.2f", $4 / 1000, $6 / 1000, $7 / 1000; exit }')
+      cpu=$(awk -v a="$c0" -v b="$c1" -v n="${ops_total:-0}" 'BEGIN { if (n > 0) printf "%10.2f", (b - a) * 1e6 / n; else printf "%10s", "-" }')
+      printf '%-8s %-14s %4s %12s %s %s\n' "$server" "$name" "$rep" "${rate:-0}" "${lat:-        -         -         -}" "$cpu"
+    done
+  done
+done
