@@ -1,7 +1,7 @@
 // The record of a collection carries its type (a kind tag in its header), so TYPE, SCAN ... TYPE and WRONGTYPE on a
 // collection whose record is only on disk answer from the record alone: no object is read back from the object log
 // (INFO's disk_objects_read stays put) and no request thread waits for the disk (disk_reads_waited_on_thread).
-// (DEL and the other key commands read ahead with their objects, as before: see docs/objects.md.)
+// DEL and UNLINK do not load objects either; the other key commands read ahead with their objects (docs/objects.md).
 // A command that does need the collection still loads it, and the counter moves (so the checks above can fail).
 using Garnet.client;
 using Garnet.Options;
@@ -123,6 +123,19 @@ public class ObjectKindTagTests : ServerFixture
         Assert.That(Info(c, "disk_objects_read") - loadedBefore, Is.EqualTo(0));
         Assert.That(c.Execute("DEL", "zset:15").Integer, Is.EqualTo(1));
         Assert.That(c.Execute("TYPE", "zset:15").Text, Is.EqualTo("none"));
+        // DEL and UNLINK of collections on disk, alone and pipelined: answered from the records, no object loaded, no
+        // request thread waiting.
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread");
+        Assert.That(c.Execute("UNLINK", "hash:16", "list:16", "nokey").Integer, Is.EqualTo(2));
+        for (int i = 17; i < PerType; i++) { c.Send("DEL", "stream:" + i); c.Send("UNLINK", "zset:" + i, "set:" + i); }
+        for (int i = 17; i < PerType; i++)
+        {
+            Assert.That(c.Read().Integer, Is.EqualTo(1), "DEL stream:" + i);
+            Assert.That(c.Read().Integer, Is.EqualTo(2), "UNLINK zset:" + i + " set:" + i);
+        }
+        Assert.That(c.Execute("EXISTS", "hash:16", "list:16", "stream:18", "zset:19", "set:17").Integer, Is.EqualTo(0));
+        Assert.That(Info(c, "disk_objects_read") - loadedBefore, Is.EqualTo(0), "DEL/UNLINK loaded no object");
+        Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0));
         // Key commands that need the value itself load it: RENAME keeps the elements.
         Assert.That(c.Execute("RENAME", "set:15", "renamed:15").Text, Is.EqualTo("OK"));
         Assert.That(c.Execute("SCARD", "renamed:15").Integer, Is.EqualTo(3));

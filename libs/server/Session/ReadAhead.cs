@@ -75,7 +75,8 @@ internal sealed class ReadAhead
         return any;
     }
 
-    /// <summary>What cmd needs of an object record on disk (StorageSession.ReadAhead): nothing for a type or TTL query,
+    /// <summary>What cmd needs of an object record on disk (StorageSession.ReadAhead): nothing for a type or TTL query or
+    /// a delete,
     /// its family's collection for a collection command, a large string for a string command (an object of another type
     /// is then a WRONGTYPE, answered from the record's header without loading the object), anything otherwise.</summary>
     internal static byte ObjectKindNeeded(CommandDefinition cmd) => cmd.Group switch
@@ -86,7 +87,7 @@ internal sealed class ReadAhead
         "sorted_set" or "geo" => (byte)Garnet.server.Objects.ObjectKind.SortedSet,
         "stream" => (byte)Garnet.server.Objects.ObjectKind.Stream,
         "string" or "bitmap" or "hyperloglog" => Garnet.server.Storage.LargeValue.SerializedType,
-        _ => cmd.FullName is "type" or "exists" or "ttl" or "pttl" or "expiretime" or "pexpiretime"
+        _ => cmd.FullName is "type" or "exists" or "ttl" or "pttl" or "expiretime" or "pexpiretime" or "del" or "unlink"
             ? Garnet.storage.Store.RecordRef.HeaderOnly : (byte)0,
     };
 

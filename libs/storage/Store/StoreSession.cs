@@ -463,6 +463,16 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.OnDisk)
             {
                 if (onlyIfExpired && !lookOnDisk) return Status.NotFound;
+                // A header a prefetch remembered (a live object record on disk, still the key's newest): the tombstone
+                // needs nothing more from the disk.
+                if (!onlyIfExpired && KnownHeader(key, hash, entry, address) is { } header)
+                    fixed (byte* known = header)
+                    {
+                        bool knownExpired = _store.IsExpired(known);
+                        if (!AppendTombstone(key, slot, tag, entry, ref waits)) continue;
+                        _store.CountKey(key, true, RecordLayout.HasExpiration(known), false, false);
+                        return knownExpired ? Status.NotFound | Status.Expired : Status.Found;
+                    }
                 TInput noInput = default!; TOutput noOutput = default!;
                 return GoPending(OpKind.Delete, key, hash, entry, address, ref noInput, ref noOutput, null, 0, onlyIfExpired: onlyIfExpired);
             }
