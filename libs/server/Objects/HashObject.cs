@@ -189,6 +189,15 @@ public sealed class HashObject : CollectionObject
         }
     }
 
+    // ---- inline form (see InlineCollection): the listpack array itself, as its record's value bytes.
+
+    /// <summary>Bytes of the inline form; -1 in the hashtable form (never inline).</summary>
+    internal int InlineLength => _data is byte[] packed ? packed.Length : -1;
+
+    internal void WriteInline(Span<byte> destination) => ((byte[])_data).CopyTo(destination);
+
+    internal static HashObject ReadInline(ReadOnlySpan<byte> bytes) => new() { _data = bytes.ToArray() };
+
     internal static HashObject ReadPayload(ref PayloadReader reader)
     {
         bool listpack = reader.ReadVarint() == 1;

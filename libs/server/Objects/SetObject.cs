@@ -339,6 +339,45 @@ public sealed class SetObject : CollectionObject
         }
     }
 
+    // ---- inline form (see InlineCollection): one byte for the form (0 listpack; 2, 4, 8: an intset of that width),
+    // then the array's bytes (an intset's integers little-endian, as this machine holds them). Never the hashtable form.
+
+    /// <summary>Bytes of the inline form; -1 in the hashtable form (never inline).</summary>
+    internal int InlineLength => _data switch
+    {
+        SetTable => -1,
+        byte[] packed => 1 + packed.Length,
+        _ => 1 + IntSet.Count(_data) * IntSet.Width(_data),
+    };
+
+    internal void WriteInline(Span<byte> destination)
+    {
+        var body = destination[1..];
+        switch (_data)
+        {
+            case byte[] packed: destination[0] = 0; packed.CopyTo(body); break;
+            case short[] a: destination[0] = 2; MemoryMarshal.AsBytes(a.AsSpan()).CopyTo(body); break;
+            case int[] a: destination[0] = 4; MemoryMarshal.AsBytes(a.AsSpan()).CopyTo(body); break;
+            case long[] a: destination[0] = 8; MemoryMarshal.AsBytes(a.AsSpan()).CopyTo(body); break;
+            default: throw new InvalidOperationException("a hashtable set is never inline");
+        }
+    }
+
+    internal static SetObject ReadInline(ReadOnlySpan<byte> bytes)
+    {
+        if (bytes.Length == 0) throw new InvalidDataException("empty inline set");
+        var body = bytes[1..];
+        object data = bytes[0] switch
+        {
+            0 => body.ToArray(),
+            2 when body.Length % 2 == 0 => MemoryMarshal.Cast<byte, short>(body).ToArray(),
+            4 when body.Length % 4 == 0 => MemoryMarshal.Cast<byte, int>(body).ToArray(),
+            8 when body.Length % 8 == 0 => MemoryMarshal.Cast<byte, long>(body).ToArray(),
+            _ => throw new InvalidDataException("malformed inline set"),
+        };
+        return new SetObject { _data = data };
+    }
+
     internal static SetObject ReadPayload(ref PayloadReader reader)
     {
         ulong encoding = reader.ReadVarint();

@@ -251,7 +251,13 @@ public sealed class Checkpointer : IDisposable
                         {
                             if (r.Key.Length < 2 || !dbOf.TryGetValue((r.Key[0] << 8) | r.Key[1], out int db)) continue; // a flushed database
                             if (r.Expiration != 0 && r.Expiration <= cutMs) continue; // expired at the cut
-                            if (!r.IsObject) { writer.WriteString(db, r.Key.AsSpan(2), r.Value, r.Expiration); continue; }
+                            if (!r.IsObject)
+                            {
+                                if (Garnet.server.Objects.InlineCollection.IsInlineKind(r.Kind))
+                                    writer.WriteCollection(db, r.Key.AsSpan(2), Garnet.server.Objects.InlineCollection.Read(r.Kind, r.Value), r.Expiration);
+                                else writer.WriteString(db, r.Key.AsSpan(2), r.Value, r.Expiration);
+                                continue;
+                            }
                             switch (serializer.Deserialize(r.Value)) // a large string adopts r.Value: no copy
                             {
                                 case LargeValue large: writer.WriteString(db, r.Key.AsSpan(2), large.Span, r.Expiration); break;

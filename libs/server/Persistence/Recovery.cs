@@ -103,7 +103,7 @@ public static class Recovery
             key[1] = (byte)id;
             e.Key.CopyTo(key, 2);
             var stored = key.AsSpan(0, e.Key.Length + 2);
-            var status = e.Collection is not null ? session.Upsert(stored, e.Collection, e.ExpirationMs)
+            var status = e.Collection is not null ? Garnet.server.Objects.InlineCollection.Upsert(session, stored, e.Collection, e.ExpirationMs)
                 : e.Value.Length > LargeValue.InlineLimit
                 ? session.Upsert(stored, AsLargeValue(e), e.ExpirationMs)
                 : session.Upsert(stored, e.Value.Span, e.ExpirationMs);

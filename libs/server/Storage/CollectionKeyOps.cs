@@ -2,7 +2,7 @@
 // RENAME/COPY/MOVE/DUMP, SET over any type) do when the key holds a collection. StringFunctions hands collection records
 // here first, so the string callbacks stay about strings and every other string command answers WRONGTYPE.
 // Invariants: nothing here changes a collection's elements; a copy of a record gets a Clone (the old object may be
-// serializing on another thread).
+// serializing on another thread), or the same inline bytes and kind tag (InlineCollection).
 using Garnet.server.Objects;
 using Garnet.storage.Store;
 
@@ -11,18 +11,21 @@ namespace Garnet.server.Storage;
 internal static class CollectionKeyOps
 {
     /// <summary>A read of a collection record. The op's result goes to r; anything not a key command is WRONGTYPE.
-    /// c is null for a record read from disk without its object (StringFunctions.NeedsObject: only the ops that need
-    /// no object get here then); its kind tag gives the type.</summary>
-    public static void Read(ref RecordRef record, CollectionObject? c, ref StringInput input, OpResult r)
+    /// A record read from disk without its object (StringFunctions.NeedsObject: only the ops that need no object get
+    /// here then) and an inline collection tell their type by their kind tag.</summary>
+    public static void Read(ref RecordRef record, ref StringInput input, OpResult r)
     {
+        var c = record.Object as CollectionObject;
         switch (input.Op)
         {
             case StringOp.Exists: r.Text = c?.TypeName ?? CollectionObject.TypeNameOf((ObjectKind)record.ObjectKind); break;
             case StringOp.Ttl: r.Number = record.Expiration; break;
-            case StringOp.Fetch: r.Value = c!.Clone(); r.Number = record.Expiration; break;
+            case StringOp.Fetch: r.Value = c?.Clone() ?? InlineCollection.Of(ref record); r.Number = record.Expiration; break;
             case StringOp.Usage:
-                r.Number = record.RecordBytes + 8 + c!.HeapBytes + c.SpilledBytes;
-                r.Text = c.Encoding;
+                // An inline collection is all in its record: no object, no heap.
+                c ??= InlineCollection.Of(ref record);
+                r.Number = record.RecordBytes + 8 + (record.IsObject ? c!.HeapBytes + c.SpilledBytes : 0);
+                r.Text = c!.Encoding;
                 r.AccessTime = record.AccessTime;
                 break;
             default: r.Error = StringFunctions.WrongType; break;
@@ -60,7 +63,7 @@ internal static class CollectionKeyOps
     /// ahead; sets the new record's shape.</summary>
     public static bool NeedCopy(ref RecordRef oldRecord, ref StringInput input, OpResult r, out int valueLength, out long expiration)
     {
-        valueLength = RecordRef.ObjectValue;
+        valueLength = oldRecord.IsObject ? RecordRef.ObjectValue : oldRecord.ValueLength;
         expiration = oldRecord.Expiration;
         switch (input.Op)
         {
@@ -81,5 +84,10 @@ internal static class CollectionKeyOps
     }
 
     /// <summary>Fills the copy of a collection record kept by NeedCopy (a key command: the same elements).</summary>
-    public static void Copy(CollectionObject c, ref RecordRef newRecord) => newRecord.SetObject(c.Clone());
+    public static void Copy(ref RecordRef oldRecord, ref RecordRef newRecord)
+    {
+        if (oldRecord.IsObject) { newRecord.SetObject(((CollectionObject)oldRecord.Object!).Clone()); return; }
+        oldRecord.Value.CopyTo(newRecord.ValueSpan);
+        newRecord.SetValueKind(oldRecord.ObjectKind);
+    }
 }

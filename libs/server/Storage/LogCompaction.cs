@@ -218,7 +218,7 @@ public sealed class LogCompaction : IDisposable
                         }
                         var status = r.IsObject
                             ? session.Upsert(r.Key, serializer.Deserialize(r.Value), r.Expiration)
-                            : session.Upsert(r.Key, r.Value, r.Expiration);
+                            : session.Upsert(r.Key, r.Value, r.Expiration, r.Kind); // the kind tag of an inline collection
                         if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
                         copied++;
                     }

@@ -4,6 +4,9 @@
 // decides nothing about what a command means, and hands the object to the operation (ObjectOperation.Apply), which
 // the command's family file defines. Where the engine cannot change a record in place (read-only region, on disk)
 // the operation runs on a clone, so a record being flushed or iterated never changes under its reader.
+// Small hashes and sets live inline in their record's bytes (InlineCollection): the operation runs on an object decoded
+// from them, and the result goes back as bytes (in place when they fit, else in a copy), or to an object record once it
+// leaves its packed form or InlineCollection.MaxBytes.
 // Invariants:
 //  - An operation that leaves its collection empty deletes the key (Redis never keeps an empty collection).
 //  - Apply may run more than once for one command (on fresh clones, when a publish loses a race): operations set their
@@ -56,7 +59,12 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
 
     private static CollectionObject? Of(ref RecordRef record, ObjectOperation op)
     {
-        if (record.Object is CollectionObject c && c.Kind == op.Kind) return c;
+        if (record.IsObject)
+        {
+            if (record.Object is CollectionObject c && c.Kind == op.Kind) return c;
+        }
+        else if (record.ObjectKind == (byte)op.Kind && InlineCollection.IsInlineKind(record.ObjectKind))
+            return InlineCollection.Read(record.ObjectKind, record.Value);
         op.Error = WrongType;
         return null;
     }
@@ -78,13 +86,14 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
         if (!op.CreatesKey) { op.Missing(); return false; }
         var fresh = CollectionObject.Create(op.Kind);
         if (!op.Apply(fresh) || fresh.IsEmpty) return false;
+        valueLength = InlineCollection.Shape(fresh);
         op.Staged = fresh;
         return true;
     }
 
     public void InitialUpdater(ReadOnlySpan<byte> key, ref ObjectOperation op, ref RecordRef newRecord, ref NoOutput output)
     {
-        newRecord.SetObject(op.Staged!);
+        InlineCollection.Store(op.Staged!, ref newRecord);
         op.Staged = null;
     }
 
@@ -92,7 +101,14 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
     {
         if (Of(ref record, op) is not { } c) return UpdateAction.Abort;
         if (!op.Apply(c)) return UpdateAction.Abort;
-        return c.IsEmpty ? UpdateAction.Delete : UpdateAction.Done;
+        if (c.IsEmpty) return UpdateAction.Delete;
+        if (record.IsObject) return UpdateAction.Done;
+        // Inline: c is a private decoded copy. New bytes in place when they fit; otherwise the copy path decodes and
+        // applies again (Apply may run more than once) and shapes the new record (inline, or an object).
+        int n = InlineCollection.LengthOf(c);
+        if (n < 0 || !record.FitsInPlace(n)) return UpdateAction.NeedCopy;
+        InlineCollection.Write(c, record.WritableValue(n));
+        return UpdateAction.Done;
     }
 
     public bool NeedCopyUpdate(ref RecordRef oldRecord, ref ObjectOperation op, ref NoOutput output, out int valueLength, out long expiration)
@@ -100,16 +116,17 @@ public struct ObjectFunctions : IStoreFunctions<ObjectOperation, NoOutput>
         valueLength = RecordRef.ObjectValue;
         expiration = oldRecord.Expiration;
         if (Of(ref oldRecord, op) is not { } c) return false;
-        var copy = c.Clone();
+        var copy = oldRecord.IsObject ? c.Clone() : c; // an inline collection was decoded into a private object
         if (!op.Apply(copy)) return false;
         if (copy.IsEmpty) { valueLength = RecordRef.DeleteRecord; return true; }
+        if (!oldRecord.IsObject) valueLength = InlineCollection.Shape(copy); // object records stay objects
         op.Staged = copy;
         return true;
     }
 
     public void CopyUpdater(ref RecordRef oldRecord, ref ObjectOperation op, ref RecordRef newRecord, ref NoOutput output)
     {
-        newRecord.SetObject(op.Staged!);
+        InlineCollection.Store(op.Staged!, ref newRecord);
         op.Staged = null;
     }
 

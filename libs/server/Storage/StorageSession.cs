@@ -159,7 +159,7 @@ public sealed class StorageSession : IDisposable
     {
         if (Events is not null) BeforeBlindWrite(key, db);
         Output();
-        var st = _session.Upsert(StoredKey(key, db < 0 ? Database : db), value, expiration);
+        var st = Garnet.server.Objects.InlineCollection.Upsert(_session, StoredKey(key, db < 0 ? Database : db), value, expiration);
         if (st.IsPending()) st = Wait();
         Result.Status = st;
         if ((st & Status.Created) != 0 && Events is not null) Observe(st, key, db, replaced: true);

@@ -82,7 +82,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     {
         var r = output.Result;
         if (TouchesKey(in input) && (!r.NoTouch || input.Op == StringOp.Exists)) record.Touch(); // Exists touching is TOUCH
-        if (HoldsCollection(ref record)) { CollectionKeyOps.Read(ref record, record.Object as Garnet.server.Objects.CollectionObject, ref input, r); return true; }
+        if (HoldsCollection(ref record)) { CollectionKeyOps.Read(ref record, ref input, r); return true; }
         if (record.IsObject && record.Object is null && record.ObjectKind == LargeValue.SerializedType)
         {
             // A large string read from disk without its object (NeedsObject): only its type and expiration were asked.
@@ -115,9 +115,12 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         return true;
     }
 
-    /// <summary>The record holds a collection: its object says so, or (read from disk without it) its kind tag.</summary>
+    /// <summary>The record holds a collection: its object says so, or (read from disk without it) its kind tag, or it is
+    /// a byte record tagged as an inline collection (InlineCollection).</summary>
     private static bool HoldsCollection(ref RecordRef record) =>
-        record.IsObject && (record.ObjectKind >= (byte)Garnet.server.Objects.ObjectKind.List || record.Object is Garnet.server.Objects.CollectionObject);
+        record.IsObject
+            ? record.ObjectKind >= (byte)Garnet.server.Objects.ObjectKind.List || record.Object is Garnet.server.Objects.CollectionObject
+            : record.ObjectKind != 0;
 
     /// <summary>
     /// Which commands need the object of a record on disk (tagged objectKind): a large string's bytes for everything but
@@ -149,7 +152,12 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     /// <summary>The record's string bytes, inline or in a LargeValue; false for other object types (WRONGTYPE).</summary>
     public static bool TryGetString(ref RecordRef record, out ReadOnlySpan<byte> value)
     {
-        if (!record.IsObject) { value = record.Value; return true; }
+        if (!record.IsObject)
+        {
+            if (record.ObjectKind == 0) { value = record.Value; return true; }
+            value = default; // an inline collection
+            return false;
+        }
         if (record.Object is LargeValue lv) { value = lv.Span; return true; }
         value = default;
         return false;
@@ -282,7 +290,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             record.SetAccessTime((uint)input.Number);
             return UpdateAction.Done;
         }
-        if (record.Object is Garnet.server.Objects.CollectionObject) return CollectionKeyOps.InPlace(ref record, ref input, r);
+        if (HoldsCollection(ref record)) return CollectionKeyOps.InPlace(ref record, ref input, r);
         // A LargeValue never fits in place (FitsInPlace is false for objects): changes to it copy.
         if (!TryGetString(ref record, out var old)) { r.Error = WrongType; return UpdateAction.Abort; }
         switch (input.Op)
@@ -482,7 +490,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     public void CopyUpdater(ref RecordRef oldRecord, ref StringInput input, ref RecordRef newRecord, ref StringOutput output)
     {
         var r = output.Result;
-        if (oldRecord.Object is Garnet.server.Objects.CollectionObject collection && input.Op != StringOp.Set) { CollectionKeyOps.Copy(collection, ref newRecord); return; }
+        if (input.Op != StringOp.Set && HoldsCollection(ref oldRecord)) { CollectionKeyOps.Copy(ref oldRecord, ref newRecord); return; }
         TryGetString(ref oldRecord, out var old);
         var v = Target(ref newRecord, r, out var large);
         switch (input.Op)

@@ -22,7 +22,8 @@ namespace Garnet.storage.Store;
 /// store's serializer wrote it (a snapshot: the live object may change on). It may be the object's own serialized array
 /// (IObjectSerializer.TryGetSerialized): never modify it.
 /// </summary>
-public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, bool IsObject = false);
+/// <summary>A record yielded by a scan; Kind is its kind tag (RecordRef.ObjectKind), for byte records too.</summary>
+public readonly record struct IteratedRecord(long Address, byte[] Key, byte[] Value, long Expiration, bool IsObject = false, byte Kind = 0);
 
 public sealed class KeyIterator : IDisposable
 {
@@ -291,7 +292,7 @@ internal static unsafe class IteratorScan
             if (!includeExpired && store.IsExpired(r)) return;
             bool isObject = RecordLayout.IsObject(r);
             if (isObject && obj is null) return; // its object was dropped: the record was replaced meanwhile
-            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? obj! : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), isObject));
+            batch.Add(new IteratedRecord(address, RecordLayout.Key(r).ToArray(), isObject ? obj! : RecordLayout.Value(r).ToArray(), RecordLayout.Expiration(r), isObject, RecordLayout.ObjectKind(r)));
         }
     }
 

@@ -71,9 +71,18 @@ public readonly unsafe ref struct RecordRef
         RecordLayout.SetAccessTime(_record, unixSeconds);
     }
 
-    /// <summary>The kind tag of an object record (IObjectSerializer.KindOf; 0: unknown or a byte record). Set whenever
-    /// the record gets an object, so it tells the type also when Object is null (IStoreFunctions.NeedsObject said no).</summary>
-    public byte ObjectKind => IsObject ? RecordLayout.ObjectKind(_record) : (byte)0;
+    /// <summary>The record's kind tag. An object record's is IObjectSerializer.KindOf (0: unknown), set whenever the
+    /// record gets an object, so it tells the type also when Object is null (IStoreFunctions.NeedsObject said no). A byte
+    /// record's is 0 unless its writer tagged it (SetValueKind, Upsert's valueKind): a value the caller encodes in bytes.</summary>
+    public byte ObjectKind => RecordLayout.ObjectKind(_record);
+
+    /// <summary>Tags a byte record's value (a new record, or in place under the lock); it stays with the bytes through
+    /// flushes, disk reads and copies of the record's bytes, and is cleared by a byte Upsert without a kind.</summary>
+    public void SetValueKind(byte kind)
+    {
+        if (!IsMutable || IsObject) throw new InvalidOperationException("not a mutable byte record");
+        RecordLayout.SetObjectKind(_record, kind);
+    }
 
     /// <summary>The object of an object record (null for byte values, and for a record read from disk whose object was
     /// not loaded: see IStoreFunctions.NeedsObject).</summary>

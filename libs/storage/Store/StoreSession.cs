@@ -27,6 +27,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public byte[] Key = [];
         public byte[]? Value;
         public object? ValueObject;   // Upsert of an object
+        public byte ValueKind;        // Upsert of bytes: the record's kind tag (0: a plain byte value)
         public long Expiration;
         public bool OnlyIfExpired;    // Delete: only a key whose newest record has expired
         public byte PrefetchKind;     // Prefetch: the object kind the caller needs (0: any; see Prefetch)
@@ -273,10 +274,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     /// <summary>Sets key to value (blind write). expiration: Unix ms, 0 = none. Status has Created when the key was new.</summary>
-    public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0)
+    /// <summary>Sets key to bytes. valueKind is the record's kind tag (RecordRef.ObjectKind): 0 for plain bytes, else a
+    /// value the caller encodes in bytes and tells apart by the tag (the server's small collections held inline).</summary>
+    public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, byte valueKind = 0)
     {
         _store.Epoch.Acquire();
-        try { return UpsertCore(key, KeyHashOf(key), value, null, expiration); }
+        try { return UpsertCore(key, KeyHashOf(key), value, null, expiration, valueKind); }
         finally { _store.Epoch.Release(); }
     }
 
@@ -290,7 +293,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         finally { _store.Epoch.Release(); }
     }
 
-    private Status UpsertCore(ReadOnlySpan<byte> key, ulong hash, ReadOnlySpan<byte> value, object? obj, long expiration)
+    private Status UpsertCore(ReadOnlySpan<byte> key, ulong hash, ReadOnlySpan<byte> value, object? obj, long expiration, byte valueKind = 0)
     {
         ushort tag = HashIndex.TagOf(hash);
         int size = RecordLayout.Size(key.Length, obj is null ? value.Length : RecordLayout.ObjectValueSize, expiration != 0);
@@ -304,7 +307,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.OnDisk && !KnownAbsent(hash, entry, address))
             {
                 TInput noInput = default!; TOutput noOutput = default!;
-                return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration, obj);
+                return GoPending(OpKind.Upsert, key, hash, entry, address, ref noInput, ref noOutput, value, expiration, obj, valueKind: valueKind);
             }
             bool existed = false, sealedOld = false;
             if (search == KVStore.Search.Found)
@@ -326,6 +329,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                         if (layoutFits && obj is null && rr.FitsInPlace(value.Length))
                         {
                             value.CopyTo(rr.WritableValue(value.Length));
+                            RecordLayout.SetObjectKind(rec, valueKind);
                             if (expiration != 0) rr.TrySetExpiration(expiration);
                             RecordInfo.UnlockExclusive(ref info);
                             return Status.Found | Status.InPlaceUpdated;
@@ -363,6 +367,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     byte* frec = _log.GetPhysical(freeAddress);
                     RecordLayout.InitializeReused(frec, reusedSize, key, value.Length, expiration);
                     value.CopyTo(RecordLayout.Value(frec));
+                    RecordLayout.SetObjectKind(frec, valueKind);
                     RecordLayout.Publish(frec, link.Previous, link.Flags);
                     if (HashIndex.TryUpdate(slot, tag, entry, freeAddress))
                     {
@@ -392,7 +397,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 continue;
             }
             byte* nrec = _log.GetPhysical(newAddress);
-            try { WriteNewValue(nrec, newAddress, link.Previous, key, value, obj, expiration, link.Flags); }
+            try { WriteNewValue(nrec, newAddress, link.Previous, key, value, obj, expiration, link.Flags, valueKind); }
             catch
             {
                 Abandon(nrec, newAddress);
@@ -412,12 +417,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>Fills a new (unpublished) record with an upsert's value: bytes, or an object in a new slot.</summary>
-    private void WriteNewValue(byte* nrec, long newAddress, long previous, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, object? obj, long expiration, ulong flags)
+    private void WriteNewValue(byte* nrec, long newAddress, long previous, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, object? obj, long expiration, ulong flags, byte valueKind = 0)
     {
         if (obj is null)
         {
             RecordLayout.Initialize(nrec, previous, key, value.Length, expiration, flags);
             value.CopyTo(RecordLayout.Value(nrec));
+            RecordLayout.SetObjectKind(nrec, valueKind);
             return;
         }
         RecordLayout.Initialize(nrec, previous, key, RecordLayout.ObjectValueSize, expiration, RecordInfo.ObjectValue | flags);
@@ -841,7 +847,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
-        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false, byte prefetchKind = 0)
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false, byte prefetchKind = 0, byte valueKind = 0)
     {
         var op = _rearm;
         if (op is null)
@@ -851,6 +857,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op.Key = key.ToArray();
             op.Value = kind == OpKind.Upsert && obj is null ? value.ToArray() : null;
             op.ValueObject = obj;
+            op.ValueKind = valueKind;
             op.Expiration = expiration;
             op.OnlyIfExpired = onlyIfExpired; // a restart re-arms the same op: the flag stays
             op.PrefetchKind = prefetchKind;
@@ -915,6 +922,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.Key = [];
         op.Value = null;
         op.ValueObject = null;
+        op.ValueKind = 0;
         op.OnlyIfExpired = false;
         op.PrefetchKind = 0;
         op.Object = null;
@@ -1037,7 +1045,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             switch (op.Kind)
             {
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
-                case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration); break;
+                case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration, op.ValueKind); break;
                 case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, op.OnlyIfExpired); break;
                 case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash, op.PrefetchKind); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
@@ -1101,7 +1109,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     if (!ChainUnchanged(op, out slot)) return Restart(op);
                 }
                 byte* nrec = _log.GetPhysical(newAddress);
-                try { WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration, live ? 0 : RecordInfo.SoleVersion); }
+                try { WriteNewValue(nrec, newAddress, entry, op.Key, op.Value, obj, op.Expiration, live ? 0 : RecordInfo.SoleVersion, op.ValueKind); }
                 catch
                 {
                     Abandon(nrec, newAddress);
