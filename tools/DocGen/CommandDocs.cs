@@ -92,7 +92,7 @@ public static partial class CommandDocs
     public static string Acl(CommandDefinition c) => string.Join(" ", CommandCommands.AclCategoryNames(c.Acl).Select(a => "@" + a));
 
     public static string Keys(CommandDefinition c) => !c.Keys.HasKeys ? "none"
-        : $"{c.Keys.First}, {c.Keys.Last}, {c.Keys.Step} ({string.Join(" ", CommandCommands.KeySpecFlagsOf(c))})";
+        : $"{c.Keys.First}, {c.Keys.Last}, {c.Keys.Step} ({string.Join("; ", c.Specs.Select(s => string.Join(" ", Garnet.server.Commands.KeySpecs.KeySpec.ReplyNames(s.Flags))))})";
 
     /// <summary>One value when the commands agree, else "NAME: value" for each.</summary>
     private static string Joined(List<CommandDefinition> names, Func<CommandDefinition, string> value)
@@ -169,7 +169,7 @@ public static partial class CommandDocs
         {
             w.WriteStartObject("keys");
             w.WriteNumber("first", c.Keys.First); w.WriteNumber("last", c.Keys.Last); w.WriteNumber("step", c.Keys.Step);
-            w.WriteStartArray("specFlags"); foreach (var f in CommandCommands.KeySpecFlagsOf(c)) w.WriteStringValue(f); w.WriteEndArray();
+            w.WriteStartArray("keySpecs"); foreach (var sp in c.Specs) w.WriteStringValue(sp.ToString()); w.WriteEndArray();
             w.WriteEndObject();
         }
         w.WriteString("since", c.Since);

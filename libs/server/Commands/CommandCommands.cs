@@ -1,5 +1,6 @@
 // COMMAND, COMMAND COUNT / INFO / DOCS / LIST / GETKEYS / HELP: introspection, all read from the command table.
 using Garnet.common.Resp;
+using Garnet.server.Commands.KeySpecs;
 using Garnet.server.Session;
 using Garnet.server.Util;
 
@@ -35,10 +36,6 @@ public static class CommandCommands
     /// <summary>The flags COMMAND INFO shows, in its order (also read by tools/DocGen).</summary>
     public static IEnumerable<string> FlagNames(CommandFlags flags) =>
         s_flagNames.Where(f => (flags & f.flag) != 0).Select(f => f.name);
-
-    /// <summary>The flags of the row's one key spec: its own KeySpecFlags, else RW update / RO access by the Write flag.</summary>
-    public static string[] KeySpecFlagsOf(CommandDefinition c) => c.KeySpecFlags.Length > 0 ? c.KeySpecFlags
-        : (c.Flags & CommandFlags.Write) != 0 ? ["RW", "update"] : ["RO", "access"];
 
     public static void All(RespServerSession s)
     {
@@ -95,75 +92,70 @@ public static class CommandCommands
         foreach (var sub in c.Subcommands) WriteInfo(w, sub);
     }
 
+    /// <summary>The key specs, as Redis's addReplyCommandKeySpecs writes them: a set (RESP3 ~) of maps.</summary>
     private static void WriteKeySpecs(RespWriter w, CommandDefinition c)
     {
-        if (c.KeyNumIndex > 0) { WriteKeyNumSpec(w, c); return; }
-        // a set of key specs (RESP3 ~), as Redis
-        if (!c.Keys.HasKeys && c.KeysAfterKeyword is null) { w.WriteSetHeader(0); return; }
-        string[] flags = KeySpecFlagsOf(c);
-        var kw = c.KeysAfterKeyword;
-        int lastKey = kw is not null ? -1 : c.Keys.Last < 0 ? c.Keys.Last : c.Keys.Last - c.Keys.First;
-        w.WriteSetHeader(1);
-        w.WriteMapHeader(3);
-        w.WriteBulkString("flags");
-        w.WriteSetHeader(flags.Length);
-        foreach (var f in flags) w.WriteSimpleString(f);
-        w.WriteBulkString("begin_search");
-        w.WriteMapHeader(2);
-        w.WriteBulkString("type"); w.WriteBulkString(kw is not null ? "keyword" : "index");
-        w.WriteBulkString("spec");
-        if (kw is not null)
+        w.WriteSetHeader(c.Specs.Length);
+        foreach (var spec in c.Specs)
         {
+            w.WriteMapHeader(spec.Notes is null ? 3 : 4);
+            if (spec.Notes is not null) { w.WriteBulkString("notes"); w.WriteBulkString(spec.Notes); }
+            w.WriteBulkString("flags");
+            WriteKeyFlags(w, spec.Flags);
+            w.WriteBulkString("begin_search");
             w.WriteMapHeader(2);
-            w.WriteBulkString("keyword"); w.WriteBulkString(kw.Keyword);
-            w.WriteBulkString("startfrom"); w.WriteInteger(kw.StartFrom);
+            w.WriteBulkString("type");
+            switch (spec.Begin)
+            {
+                case BeginSearch.Index:
+                    w.WriteBulkString("index");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(1);
+                    w.WriteBulkString("index"); w.WriteInteger(spec.Index);
+                    break;
+                case BeginSearch.Keyword:
+                    w.WriteBulkString("keyword");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(2);
+                    w.WriteBulkString("keyword"); w.WriteBulkString(spec.Keyword);
+                    w.WriteBulkString("startfrom"); w.WriteInteger(spec.StartFrom);
+                    break;
+                default:
+                    w.WriteBulkString("unknown");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(0);
+                    break;
+            }
+            w.WriteBulkString("find_keys");
+            w.WriteMapHeader(2);
+            w.WriteBulkString("type");
+            switch (spec.Find)
+            {
+                case FindKeys.Range:
+                    w.WriteBulkString("range");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(3);
+                    w.WriteBulkString("lastkey"); w.WriteInteger(spec.LastKey);
+                    w.WriteBulkString("keystep"); w.WriteInteger(spec.KeyStep);
+                    w.WriteBulkString("limit"); w.WriteInteger(spec.Limit);
+                    break;
+                case FindKeys.KeyNum:
+                    w.WriteBulkString("keynum");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(3);
+                    w.WriteBulkString("keynumidx"); w.WriteInteger(spec.KeyNumIdx);
+                    w.WriteBulkString("firstkey"); w.WriteInteger(spec.FirstKey);
+                    w.WriteBulkString("keystep"); w.WriteInteger(spec.KeyStep);
+                    break;
+                default:
+                    w.WriteBulkString("unknown");
+                    w.WriteBulkString("spec"); w.WriteMapHeader(0);
+                    break;
+            }
         }
-        else
-        {
-            w.WriteMapHeader(1);
-            w.WriteBulkString("index"); w.WriteInteger(c.Keys.First);
-        }
-        w.WriteBulkString("find_keys");
-        w.WriteMapHeader(2);
-        w.WriteBulkString("type"); w.WriteBulkString("range");
-        w.WriteBulkString("spec");
-        w.WriteMapHeader(3);
-        w.WriteBulkString("lastkey"); w.WriteInteger(lastKey);
-        w.WriteBulkString("keystep"); w.WriteInteger(kw is not null ? 1 : c.Keys.Step);
-        w.WriteBulkString("limit"); w.WriteInteger(kw?.Limit ?? 0);
     }
 
-    /// <summary>EVAL/FCALL's key spec, as Redis writes it: numkeys at KeyNumIndex, the keys right after it.</summary>
-    private static void WriteKeyNumSpec(RespWriter w, CommandDefinition c)
+    /// <summary>Key-spec flags as a set of simple strings (Redis's addReplyFlagsForKeyArgs).</summary>
+    private static void WriteKeyFlags(RespWriter w, KeySpecFlags flags)
     {
-        bool ro = (c.Flags & CommandFlags.ReadOnly) != 0;
-        string[] flags = ro ? ["RO", "access"] : ["RW", "access", "update"];
-        bool notes = !c.Name.StartsWith("evalsha", StringComparison.Ordinal); // Redis's EVALSHA specs carry no notes
-        w.WriteSetHeader(1); // a set of key specs (RESP3 ~), as Redis
-        w.WriteMapHeader(notes ? 4 : 3);
-        if (notes)
-        {
-            w.WriteBulkString("notes");
-            w.WriteBulkString(ro ? "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"
-                : "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE");
-        }
-        w.WriteBulkString("flags");
-        w.WriteSetHeader(flags.Length);
-        foreach (var f in flags) w.WriteSimpleString(f);
-        w.WriteBulkString("begin_search");
-        w.WriteMapHeader(2);
-        w.WriteBulkString("type"); w.WriteBulkString("index");
-        w.WriteBulkString("spec");
-        w.WriteMapHeader(1);
-        w.WriteBulkString("index"); w.WriteInteger(c.KeyNumIndex);
-        w.WriteBulkString("find_keys");
-        w.WriteMapHeader(2);
-        w.WriteBulkString("type"); w.WriteBulkString("keynum");
-        w.WriteBulkString("spec");
-        w.WriteMapHeader(3);
-        w.WriteBulkString("keynumidx"); w.WriteInteger(0);
-        w.WriteBulkString("firstkey"); w.WriteInteger(1);
-        w.WriteBulkString("keystep"); w.WriteInteger(1);
+        var names = KeySpec.ReplyNames(flags).ToList();
+        w.WriteSetHeader(names.Count);
+        foreach (var n in names) w.WriteSimpleString(n);
     }
 
     public static void Docs(RespServerSession s)
@@ -228,42 +220,29 @@ public static class CommandCommands
     /// <summary>COMMAND GETKEYSANDFLAGS: each key with its key-spec flags (as COMMAND INFO lists them).</summary>
     public static void GetKeysAndFlags(RespServerSession s) => GetKeys(s, withFlags: true);
 
+    /// <summary>Redis's getKeysSubcommandImpl: the checks in its order, then the keys found by KeyFinder.</summary>
     private static void GetKeys(RespServerSession s, bool withFlags)
     {
         var cmd = s.Server.Commands.Find(s.Arg(2));
         int argc = s.Argc - 2;
         if (cmd is not null && cmd.HasSubcommands && argc >= 2) cmd = cmd.FindSubcommand(s.Arg(3));
         if (cmd is null) { s.WriteError("ERR Invalid command specified"); return; }
-        // As Redis's doesCommandHaveKeys: key specs that name channels (NOT_KEY) are no keys.
-        if (!cmd.HasStoreKeys && cmd.KeyNumIndex == 0) { s.WriteError("ERR The command has no key arguments"); return; }
+        if (!KeyFinder.HasKeys(cmd)) { s.WriteError("ERR The command has no key arguments"); return; }
         if (!cmd.ArityMatches(argc)) { s.WriteError("ERR Invalid number of arguments specified for command"); return; }
-        if (cmd.KeyNumIndex > 0)
+        var keys = new List<(int Pos, KeySpecFlags Flags)>();
+        if (KeyFinder.Find(cmd, argc, i => s.Arg(i + 2), keys) == 0)
         {
-            // EVAL/FCALL: numkeys keys after the numkeys argument; a bad numkeys finds none (no_mandatory_keys: empty).
-            cmd.TryGetCountedKeys(argc, i => s.Arg(i + 2), out int first, out int count);
-            s.Writer.WriteArrayHeader(count);
-            for (int i = 0; i < count; i++) s.Writer.WriteBulkString(s.Arg(first + i + 2));
+            if ((cmd.Flags & CommandFlags.NoMandatoryKeys) != 0) s.Writer.WriteArrayHeader(0);
+            else s.WriteError("ERR Invalid arguments specified for command");
             return;
         }
-        var positions = new List<int>();
-        CommandDefinition.GetKeyPositions(cmd.KeysOf(s, offset: 2), argc, positions);
-        if (positions.Count == 0 && (cmd.Flags & CommandFlags.NoMandatoryKeys) == 0)
+        s.Writer.WriteArrayHeader(keys.Count);
+        foreach (var (pos, flags) in keys)
         {
-            s.WriteError("ERR Invalid arguments specified for command");
-            return;
-        }
-        s.Writer.WriteArrayHeader(positions.Count);
-        var flags = withFlags ? KeySpecFlagsOf(cmd) : [];
-        foreach (var p in positions)
-        {
-            if (withFlags)
-            {
-                s.Writer.WriteArrayHeader(2);
-                s.Writer.WriteBulkString(s.Arg(p + 2));
-                s.Writer.WriteSetHeader(flags.Length);
-                foreach (var f in flags) s.Writer.WriteSimpleString(f);
-            }
-            else s.Writer.WriteBulkString(s.Arg(p + 2));
+            if (!withFlags) { s.Writer.WriteBulkString(s.Arg(pos + 2)); continue; }
+            s.Writer.WriteArrayHeader(2);
+            s.Writer.WriteBulkString(s.Arg(pos + 2));
+            WriteKeyFlags(s.Writer, flags);
         }
     }
 

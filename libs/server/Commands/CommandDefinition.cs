@@ -195,8 +195,16 @@ public sealed class CommandDefinition
     /// (Metrics/CommandStatistics) are kept in arrays indexed by it.</summary>
     public int Id { get; internal set; }
 
-    /// <summary>Key-spec flags for COMMAND INFO (e.g. "RW", "access", "update"); derived from Flags when empty.</summary>
-    public string[] KeySpecFlags { get; init; } = [];
+    /// <summary>The row's own key specs in compact form (KeySpecs.KeySpec.Parse, e.g. "RW ACCESS DELETE @1 R0,1,0; RW INSERT
+    /// @2 R0,1,0"). Usually left out: the table then takes Redis 7.2's specs for the command's name from the generated
+    /// KeySpecs/RedisKeySpecData.cs, or, for a command Redis lacks, one spec from Keys / KeysAfterKeyword / KeyNumIndex.</summary>
+    public string? KeySpecs { get; init; }
+
+    /// <summary>The key specs COMMAND INFO lists and COMMAND GETKEYS[ANDFLAGS] follows (set by the table).</summary>
+    public KeySpecs.KeySpec[] Specs { get; internal set; } = [];
+
+    /// <summary>The Redis key-finding function GETKEYS falls back to (KeySpecs/KeyFinderFunctions), or null (set by the table).</summary>
+    public string? KeyFinder { get; internal set; }
 
     /// <summary>Adds the argument positions that are keys of a request held as its arguments (name first).</summary>
     public void GetKeyPositions(byte[][] args, List<int> positions) => GetKeyPositions(KeysOf(args), args.Length, positions);

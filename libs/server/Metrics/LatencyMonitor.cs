@@ -28,6 +28,9 @@ public sealed class LatencyMonitor
     /// <summary>The clock (unix seconds); tests replace it.</summary>
     public Func<long> UnixSeconds { get; set; } = () => DateTimeOffset.UtcNow.ToUnixTimeSeconds();
 
+    /// <summary>The process's anonymous huge pages in bytes, for LATENCY DOCTOR's THP advice; tests replace it.</summary>
+    public Func<long> AnonHugePagesBytes { get; set; } = LatencyReport.AnonHugePagesBytes;
+
     /// <summary>Redis's latencyAddSampleIfNeeded.</summary>
     public void AddIfNeeded(string evt, long ms)
     {
