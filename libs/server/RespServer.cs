@@ -239,13 +239,25 @@ public sealed class RespServer : IDisposable
 
     private int? _boundPort;
     private long _housekeepingRuns;
+    private readonly Garnet.common.Util.IdleDecommit _idleDecommit = new();
+
+    /// <summary>Give the GC's unused committed memory back once the server is quiet after a burst (IdleDecommit). The
+    /// server executable sets it; an embedding application decides for its own process (off by default).</summary>
+    public bool ReturnIdleGcMemory { get; set; }
 
     private void Housekeeping()
     {
         try
         {
             Stats.Sample();
-            if (++_housekeepingRuns % 10 == 0 && Settings.IdleTimeoutSeconds > 0)
+            bool everySecond = _housekeepingRuns++ % 10 == 0;
+            if (everySecond && ReturnIdleGcMemory)
+            {
+                var gc = GC.GetGCMemoryInfo();
+                if (_idleDecommit.Check(gc.TotalCommittedBytes, gc.HeapSizeBytes, Stats.InstantaneousOpsPerSec, Environment.TickCount64))
+                    Garnet.common.Util.MemoryReclaimer.RequestCollection();
+            }
+            if (everySecond && Settings.IdleTimeoutSeconds > 0)
             {
                 long limitMs = Settings.IdleTimeoutSeconds * 1000L;
                 long now = Environment.TickCount64;

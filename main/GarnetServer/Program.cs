@@ -78,6 +78,7 @@ sealed class GarnetHostedService(GarnetServer server, ILogger<GarnetHostedServic
     {
         foreach (var d in ignoredConfig) logger.LogWarning("Config directive not supported, ignored: {Directive}", d);
         server.Start();
+        server.Server.ReturnIdleGcMemory = true; // this process is ours alone: see RespServer.ReturnIdleGcMemory
         logger.LogInformation("Garnet (independent implementation) {Version} ready: {EndPoints}, memory budget {Memory} bytes, data dir {Dir}",
             typeof(GarnetServer).Assembly.GetName().Version?.ToString(3), string.Join(", ", server.EndPoints), server.Settings.MemoryBytes,
             Path.GetFullPath(server.Settings.Dir));

@@ -149,6 +149,44 @@ public class InfoTests : ServerFixture
     }
 
     [Test]
+    public void ScriptAndFunctionFiguresFollowLoadsRunsAndFlushes()
+    {
+        using var c = _server.Client();
+        c.Execute("SCRIPT", "FLUSH");
+        c.Execute("FUNCTION", "FLUSH");
+        var empty = Info(c, "memory");
+        Assert.That(empty.Long("number_of_cached_scripts"), Is.EqualTo(0));
+        Assert.That(empty.Long("number_of_functions"), Is.EqualTo(0));
+        Assert.That(empty.Long("used_memory_scripts"), Is.EqualTo(0));
+
+        string body1 = "return 1", body2 = "return redis.call('SET', KEYS[1], string.rep('x', 1000))";
+        c.Execute("SCRIPT", "LOAD", body1);
+        c.Execute("EVAL", body2, "1", "info:lua");
+        const string lib = "#!lua name=infolib\nredis.register_function('f1', function() return 1 end)\nredis.register_function('f2', function() return 2 end)";
+        c.Execute("FUNCTION", "LOAD", lib);
+        var loaded = Info(c, "memory");
+        Assert.That(loaded.Long("number_of_cached_scripts"), Is.EqualTo(2), "SCRIPT LOAD and EVAL each cache a script");
+        Assert.That(loaded.Long("used_memory_scripts_eval"), Is.EqualTo(body1.Length + body2.Length));
+        Assert.That(loaded.Long("number_of_functions"), Is.EqualTo(2));
+        Assert.That(loaded.Long("number_of_libraries"), Is.EqualTo(1));
+        Assert.That(loaded.Long("used_memory_functions"), Is.EqualTo(lib.Length));
+        Assert.That(loaded.Long("used_memory_scripts"), Is.EqualTo(loaded.Long("used_memory_scripts_eval") + loaded.Long("used_memory_functions")));
+        long vmEval = loaded.Long("used_memory_vm_eval"), vmFunctions = loaded.Long("used_memory_vm_functions");
+        Assert.That(vmEval, Is.GreaterThan(10_000), "a Lua state with the libraries loaded holds tens of KB");
+        Assert.That(vmFunctions, Is.GreaterThan(10_000));
+        Assert.That(loaded.Long("used_memory_lua"), Is.EqualTo(vmEval));
+        Assert.That(loaded.Long("used_memory_vm_total"), Is.EqualTo(vmEval + vmFunctions));
+
+        c.Execute("SCRIPT", "FLUSH");
+        c.Execute("FUNCTION", "FLUSH");
+        var flushed = Info(c, "memory");
+        Assert.That(flushed.Long("number_of_cached_scripts"), Is.EqualTo(0));
+        Assert.That(flushed.Long("number_of_libraries"), Is.EqualTo(0));
+        Assert.That(flushed.Long("used_memory_scripts"), Is.EqualTo(0));
+        Assert.That(flushed.Long("used_memory_vm_eval"), Is.LessThan(vmEval), "SCRIPT FLUSH drops the EVAL Lua state");
+    }
+
+    [Test]
     public void KeyspaceHitsAndMissesCountReadLookups()
     {
         using var c = _server.Client();

@@ -40,6 +40,10 @@ public static class MemoryReclaimer
     /// <summary>How long the last aggressive collection took (ms).</summary>
     public static long LastAggressivePauseMs => Interlocked.Read(ref _lastPauseMs);
 
+    /// <summary>Asks for a collection as if Threshold bytes had been released (IdleDecommit: memory the GC keeps
+    /// committed after a burst); it runs on the timer, within the same pause budget.</summary>
+    public static void RequestCollection() => Released(Threshold);
+
     /// <summary>A large array (or a value holding one) of this many bytes is no longer referenced.</summary>
     public static void Released(long bytes)
     {

@@ -135,12 +135,24 @@ public static class KeyCommands
         return found ? (object?)s.Storage.Result.Value ?? s.Storage.Result.Old : null;
     }
 
+    /// <summary>Fetch for RENAME, COPY and MOVE, whose value is held outside any record until it is stored again: a
+    /// stream's spilled blocks stay registered as moving (StreamSpillReclaimer) until the returned scope is disposed;
+    /// for any other value (or none) the registration ends at once. It starts before the fetch, so no reclaim round can
+    /// begin between the two.</summary>
+    private static IDisposable FetchToMove(RespServerSession s, ReadOnlySpan<byte> key, out object? value, out long expiration)
+    {
+        var moving = s.Storage.Host.StreamSpill.Moving();
+        value = Fetch(s, key, out expiration);
+        if (value is not Garnet.server.Objects.StreamObject) moving.Dispose();
+        return moving;
+    }
+
     public static void Rename(RespServerSession s) => RenameCore(s, nx: false);
     public static void RenameNx(RespServerSession s) => RenameCore(s, nx: true);
 
     private static void RenameCore(RespServerSession s, bool nx)
     {
-        var value = Fetch(s, s.Arg(1), out long expiration);
+        using var moving = FetchToMove(s, s.Arg(1), out var value, out long expiration);
         if (value is null) { s.WriteError("ERR no such key"); return; }
         bool same = s.Arg(1).SequenceEqual(s.Arg(2));
         if (nx && Exists(s, s.Arg(2))) { s.Writer.WriteInteger(0); return; }
@@ -171,7 +183,7 @@ public static class KeyCommands
             else { s.WriteError("ERR syntax error"); return; }
         }
         if (db == s.Database && s.Arg(1).SequenceEqual(s.Arg(2))) { s.WriteError("ERR source and destination objects are the same"); return; }
-        var value = Fetch(s, s.Arg(1), out long expiration);
+        using var moving = FetchToMove(s, s.Arg(1), out var value, out long expiration);
         s.CountKeyLookup(value is not null, s.Arg(1)); // Redis reads COPY's source as a read (lookupKeyRead)
         if (value is null) { s.Writer.WriteInteger(0); return; }
         if (!replace && Exists(s, s.Arg(2), db)) { s.Writer.WriteInteger(0); return; }
@@ -187,7 +199,7 @@ public static class KeyCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
         if (d < 0 || d >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
         if (d == s.Database) { s.WriteError("ERR source and destination objects are the same"); return; }
-        var value = Fetch(s, s.Arg(1), out long expiration);
+        using var moving = FetchToMove(s, s.Arg(1), out var value, out long expiration);
         if (value is null || Exists(s, s.Arg(1), (int)d)) { s.Writer.WriteInteger(0); return; }
         s.Storage.UpsertFetched(s.Arg(1), value, expiration, (int)d);
         s.Storage.Delete(s.Arg(1));

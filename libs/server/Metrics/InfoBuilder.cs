@@ -182,19 +182,22 @@ public static class InfoBuilder
         Line(sb, "allocator_resident", m.GcCommitted);
         Line(sb, "total_system_memory", m.TotalSystem);
         Line(sb, "total_system_memory_human", Human(m.TotalSystem));
-        Line(sb, "used_memory_lua", 0);
-        Line(sb, "used_memory_vm_eval", 0);
-        Line(sb, "used_memory_lua_human", "0B");
-        Line(sb, "used_memory_scripts_eval", 0);
-        Line(sb, "number_of_cached_scripts", 0);
-        Line(sb, "number_of_functions", 0);
-        Line(sb, "number_of_libraries", 0);
-        Line(sb, "used_memory_vm_functions", 0);
-        Line(sb, "used_memory_vm_total", 0);
-        Line(sb, "used_memory_vm_total_human", "0B");
-        Line(sb, "used_memory_functions", 0);
-        Line(sb, "used_memory_scripts", 0);
-        Line(sb, "used_memory_scripts_human", "0B");
+        var scripts = server.Scripts;
+        long vmEval = scripts.EvalMemory, vmFunctions = scripts.FunctionsMemory;
+        long scriptsEval = scripts.Cache.BodyBytes, functions = scripts.Libraries.CodeBytes;
+        Line(sb, "used_memory_lua", vmEval);
+        Line(sb, "used_memory_vm_eval", vmEval);
+        Line(sb, "used_memory_lua_human", Human(vmEval));
+        Line(sb, "used_memory_scripts_eval", scriptsEval);
+        Line(sb, "number_of_cached_scripts", scripts.Cache.Count);
+        Line(sb, "number_of_functions", scripts.Libraries.FunctionCount);
+        Line(sb, "number_of_libraries", scripts.Libraries.LibraryCount);
+        Line(sb, "used_memory_vm_functions", vmFunctions);
+        Line(sb, "used_memory_vm_total", vmEval + vmFunctions);
+        Line(sb, "used_memory_vm_total_human", Human(vmEval + vmFunctions));
+        Line(sb, "used_memory_functions", functions);
+        Line(sb, "used_memory_scripts", scriptsEval + functions);
+        Line(sb, "used_memory_scripts_human", Human(scriptsEval + functions));
         Line(sb, "maxmemory", m.MaxMemory);
         Line(sb, "maxmemory_human", Human(m.MaxMemory));
         Line(sb, "maxmemory_policy", "noeviction");
@@ -224,6 +227,7 @@ public static class InfoBuilder
         var gc = GC.GetGCMemoryInfo();
         Line(sb, "gc_heap_size", gc.HeapSizeBytes);
         Line(sb, "gc_committed", gc.TotalCommittedBytes);
+        Line(sb, "gc_allocated_bytes", GC.GetTotalAllocatedBytes(precise: false));
         Line(sb, "gc_collections_gen0", GC.CollectionCount(0));
         Line(sb, "gc_collections_gen1", GC.CollectionCount(1));
         Line(sb, "gc_collections_gen2", GC.CollectionCount(2));
@@ -242,6 +246,9 @@ public static class InfoBuilder
         // Streams larger than their share of memory (docs/objects-streams.md) and the free-space guard (--min-free-disk).
         Line(sb, "stream_spill_bytes", server.Store.StreamSpill.Bytes);
         Line(sb, "stream_spill_reads", server.Store.StreamSpill.Reads);
+        Line(sb, "stream_spill_live_bytes", server.Store.StreamSpill.ListedBytes);
+        Line(sb, "stream_spill_reclaimed_bytes", server.Store.StreamSpill.ReclaimedBytes);
+        Line(sb, "stream_spill_reclaim_rounds", server.Store.SpillReclaimer.Rounds);
         Line(sb, "disk_free_bytes", server.Store.DiskGuard.LastFreeBytes);
         Line(sb, "disk_writes_refused", server.Store.DiskGuard.Refusing ? 1 : 0);
         Line(sb, "disk_objects_read", server.Store.Store.Objects.ObjectsRead); // objects read back from the object log and deserialized

@@ -1,35 +1,23 @@
-// ListObject: a Redis list, held as Redis's quicklist: a sequence of nodes, each one byte[] of packed items. An item
-// is its length as a varint, its bytes, and its length again as a backwards varint (read from the item's end), so a
-// node can be walked from either end; a 16-byte item takes 18 bytes. A node holds items up to list-max-listpack-size
-// (negative: -1..-5 = 4..64 KB of item bytes; positive: that many items, within 8 KB); an item larger than that gets a
+// ListObject: a Redis list, held as Redis's quicklist: a sequence of nodes (ListNode), each one byte[] of packed items,
+// uniform (all items one length, stored with no lengths: a 16-byte item takes 16 bytes) or general (per item a length
+// before and after: 18 bytes); see ListNode. A node holds items up to list-max-listpack-size (negative: -1..-5 = 4..64 KB
+// of items as the general form counts them; positive: that many items, within 8 KB); an item larger than that gets a
 // node of its own. Nodes are kept in a ring (O(1) push and pop at both ends); index-based commands walk the nodes
-// (counts per node), then the items of one node from its nearer end.
+// (counts per node), then the items of one node (O(1) in a uniform node, else from its nearer end).
 // Encoding (OBJECT ENCODING): "listpack" while the list fits list-max-listpack-size as one node, "quicklist" past it;
 // Redis 7.2 converts back when a list shrinks to half the limit, and so does this.
 // Invariants:
-//  - Nodes are never empty; their Count and Payload (item bytes) add up to _count and _payloadBytes; items occupy
-//    Buf[Start, End) back to back.
+//  - Nodes are never empty; their Count and Payload (item bytes) add up to _count and _payloadBytes.
 //  - A node is owned by one list (Clone copies every node), so it is changed in place; items handed out are copies.
-//  - HeapBytes = fixed cost + the ring + per node its object and its buffer (_nodeBytes), kept by every change.
+//  - HeapBytes = fixed cost + the ring + per node its Bytes (_nodeBytes), kept by every change (Track).
+//  - The node form never shows outside: commands, cursors, payloads and RDB see items only.
 using System.Buffers;
 
 namespace Garnet.server.Objects;
 
 public sealed class ListObject : CollectionObject
 {
-    private const int NodeObjectBytes = 40;
-    /// <summary>Byte limit of a node when list-max-listpack-size counts items (Redis's SIZE_SAFETY_LIMIT).</summary>
-    private const int SafetyBytes = 8192;
-    private const int MinBuffer = 32;
-
-    private sealed class Node(byte[] buf, int start, int end)
-    {
-        public byte[] Buf = buf;
-        public int Start = start, End = end, Count, Payload;
-        public int Used => End - Start;
-    }
-
-    private Node[] _nodes = new Node[1];
+    private ListNode[] _nodes = new ListNode[1];
     private int _head, _nodeCount;
     private long _count, _payloadBytes, _nodeBytes;
     private bool _listpack = true;
@@ -41,136 +29,12 @@ public sealed class ListObject : CollectionObject
     public override long HeapBytes => BaseBytes + 24 + _nodes.Length * 8L + _nodeBytes;
     public override string Encoding => _listpack ? "listpack" : "quicklist";
 
-    // ---- items ---------------------------------------------------------------------------------------------
-
-    private static int ItemSize(int length) => 2 * Listpack.VarintSize(length) + length;
-
-    private static int WriteItem(Span<byte> dst, ReadOnlySpan<byte> item)
-    {
-        int n = Listpack.WriteVarint(dst, item.Length);
-        item.CopyTo(dst[n..]);
-        int at = n + item.Length;
-        int v = item.Length;
-        for (int i = 0; i < n; i++) { dst[at + n - 1 - i] = (byte)((v & 0x7f) | (i < n - 1 ? 0x80 : 0)); v >>= 7; }
-        return at + n;
-    }
-
-    /// <summary>The start of the item that ends at end, and its length.</summary>
-    private static int StartOfItemEndingAt(ReadOnlySpan<byte> buf, int end, out int length)
-    {
-        int v = 0;
-        for (int i = 0; ; i++)
-        {
-            byte b = buf[end - 1 - i];
-            v |= (b & 0x7f) << (7 * i);
-            if (b < 0x80) { length = v; return end - 2 * (i + 1) - v; }
-        }
-    }
-
-    /// <summary>The item at pos: its bytes' offset and length; pos moves past it.</summary>
-    private static int ReadItem(ReadOnlySpan<byte> buf, ref int pos, out int length)
-    {
-        length = Listpack.ReadVarint(buf, ref pos);
-        int at = pos;
-        pos += length + Listpack.VarintSize(length);
-        return at;
-    }
-
     // ---- nodes ---------------------------------------------------------------------------------------------
 
-    private Node NodeAt(int i) => _nodes[(_head + i) & (_nodes.Length - 1)];
+    private ListNode NodeAt(int i) => _nodes[(_head + i) & (_nodes.Length - 1)];
 
-    private static int NodeByteLimit(int fill) => fill >= 0 ? SafetyBytes : fill switch { -1 => 4096, -2 => 8192, -3 => 16384, -4 => 32768, _ => 65536 };
-
-    /// <summary>Whether an item of size bytes may join node n at one end without passing the node limits or
-    /// reallocating a buffer that already has the limit's size (a new node is cheaper then).</summary>
-    private static bool Fits(Node n, int size, bool atHead)
-    {
-        int fill = EncodingLimits.ListMaxListpackSize;
-        int limit = NodeByteLimit(fill);
-        if (n.Used + size > limit || (fill >= 0 && n.Count >= fill)) return false;
-        int free = atHead ? n.Start : n.Buf.Length - n.End;
-        return free >= size || n.Buf.Length < limit;
-    }
-
-    private static bool Exceeds(Node n)
-    {
-        int fill = EncodingLimits.ListMaxListpackSize;
-        return n.Count > 1 && (n.Used > NodeByteLimit(fill) || (fill >= 0 && n.Count > fill));
-    }
-
-    private void SetBuffer(Node n, byte[] buf)
-    {
-        _nodeBytes += ElementBytes(buf.Length) - ElementBytes(n.Buf.Length);
-        n.Buf = buf;
-    }
-
-    /// <summary>Makes room for need bytes at one end of n (a bigger buffer, the items moved to its other end).</summary>
-    private void MakeRoom(Node n, int need, bool atHead)
-    {
-        if ((atHead ? n.Start : n.Buf.Length - n.End) >= need) return;
-        int used = n.Used;
-        int cap = Math.Max(used + need, Math.Min(Math.Max(2 * used, MinBuffer), NodeByteLimit(EncodingLimits.ListMaxListpackSize)));
-        var buf = new byte[cap];
-        int at = atHead ? cap - used : 0;
-        n.Buf.AsSpan(n.Start, used).CopyTo(buf.AsSpan(at));
-        SetBuffer(n, buf);
-        n.Start = at;
-        n.End = at + used;
-    }
-
-    /// <summary>Replaces remove bytes at offset at of n by insert bytes (to be written by the caller at the returned
-    /// offset), moving or reallocating the node's bytes.</summary>
-    private int Splice(Node n, int at, int remove, int insert)
-    {
-        int delta = insert - remove;
-        var buf = n.Buf;
-        if (delta <= 0 || n.End + delta <= buf.Length)
-        {
-            buf.AsSpan(at + remove, n.End - at - remove).CopyTo(buf.AsSpan(at + insert));
-            n.End += delta;
-            return at;
-        }
-        int used = n.Used + delta;
-        int cap = Math.Max(used, Math.Min(Math.Max(2 * n.Used, MinBuffer), NodeByteLimit(EncodingLimits.ListMaxListpackSize)));
-        var bigger = new byte[cap];
-        buf.AsSpan(n.Start, at - n.Start).CopyTo(bigger);
-        buf.AsSpan(at + remove, n.End - at - remove).CopyTo(bigger.AsSpan(at - n.Start + insert));
-        int newAt = at - n.Start;
-        SetBuffer(n, bigger);
-        n.Start = 0;
-        n.End = used;
-        return newAt;
-    }
-
-    /// <summary>Gives a sparse node a smaller buffer.</summary>
-    private void MaybeShrink(Node n)
-    {
-        if (n.Buf.Length <= 4 * MinBuffer || n.Used >= n.Buf.Length / 4) return;
-        var buf = new byte[Math.Max(MinBuffer, n.Used * 2)];
-        n.Buf.AsSpan(n.Start, n.Used).CopyTo(buf);
-        SetBuffer(n, buf);
-        n.End = n.Used;
-        n.Start = 0;
-    }
-
-    /// <summary>Gives a node that stopped being an end node an exact buffer when it wastes much.</summary>
-    private void Seal(Node n)
-    {
-        if (n.Buf.Length - n.Used <= n.Used / 8) return;
-        var buf = n.Buf.AsSpan(n.Start, n.Used).ToArray();
-        SetBuffer(n, buf);
-        n.Start = 0;
-        n.End = buf.Length;
-    }
-
-    private Node NewNode(int capacity, bool forHead)
-    {
-        var buf = new byte[Math.Max(MinBuffer, capacity)];
-        int at = forHead ? buf.Length : 0;
-        _nodeBytes += NodeObjectBytes + ElementBytes(buf.Length);
-        return new Node(buf, at, at);
-    }
+    /// <summary>Adds the change of n's Bytes since before (n's Bytes then) to _nodeBytes.</summary>
+    private void Track(ListNode n, long before) => _nodeBytes += n.Bytes - before;
 
     private void GrowRing()
     {
@@ -179,15 +43,16 @@ public sealed class ListObject : CollectionObject
 
     private void ResizeRing(int length)
     {
-        var ring = new Node[length];
+        var ring = new ListNode[length];
         for (int i = 0; i < _nodeCount; i++) ring[i] = NodeAt(i);
         _nodes = ring;
         _head = 0;
     }
 
-    private void InsertNode(int index, Node n)
+    private void InsertNode(int index, ListNode n)
     {
         GrowRing();
+        _nodeBytes += n.Bytes;
         int mask = _nodes.Length - 1;
         if (index == 0) { _head = (_head - 1) & mask; _nodes[_head] = n; _nodeCount++; return; }
         for (int i = _nodeCount; i > index; i--) _nodes[(_head + i) & mask] = _nodes[(_head + i - 1) & mask];
@@ -198,7 +63,7 @@ public sealed class ListObject : CollectionObject
     private void RemoveNode(int index)
     {
         var n = NodeAt(index);
-        _nodeBytes -= NodeObjectBytes + ElementBytes(n.Buf.Length);
+        _nodeBytes -= n.Bytes;
         int mask = _nodes.Length - 1;
         if (index == 0) { _nodes[_head] = null!; _head = (_head + 1) & mask; }
         else
@@ -211,34 +76,21 @@ public sealed class ListObject : CollectionObject
         if (_nodes.Length > 8 && _nodeCount <= _nodes.Length / 4) ResizeRing(_nodes.Length / 2);
     }
 
-    /// <summary>Splits node index in two at about half its bytes, again while a half exceeds the limits.</summary>
+    /// <summary>Splits node index in two at about half its size, again while a half exceeds the limits.</summary>
     private void Split(int index)
     {
         var n = NodeAt(index);
-        if (!Exceeds(n)) return;
-        int pos = n.Start, half = n.Used / 2, count = 0, payload = 0;
-        while (count < n.Count - 1 && (count == 0 || pos - n.Start < half))
-        {
-            ReadItem(n.Buf, ref pos, out int length);
-            count++;
-            payload += length;
-        }
-        var right = NewNode(0, forHead: false);
-        SetBuffer(right, n.Buf.AsSpan(pos, n.End - pos).ToArray());
-        right.End = right.Buf.Length;
-        right.Count = n.Count - count;
-        right.Payload = n.Payload - payload;
-        n.End = pos;
-        n.Count = count;
-        n.Payload = payload;
-        Seal(n);
+        if (!n.Exceeds()) return;
+        long before = n.Bytes;
+        var right = n.SplitOff();
+        Track(n, before);
         InsertNode(index + 1, right);
         Split(index + 1);
         Split(index);
     }
 
-    /// <summary>The node holding item index and the offset of the item in it.</summary>
-    private (int Node, int Offset) Locate(long index)
+    /// <summary>The node holding item index and the item's index in it.</summary>
+    private (int Node, int Local) Locate(long index)
     {
         int ni;
         long local;
@@ -258,19 +110,7 @@ public sealed class ListObject : CollectionObject
             }
             local = index - from;
         }
-        var n = NodeAt(ni);
-        int pos;
-        if (local < n.Count / 2)
-        {
-            pos = n.Start;
-            for (long i = 0; i < local; i++) ReadItem(n.Buf, ref pos, out _);
-        }
-        else
-        {
-            pos = n.End;
-            for (long i = n.Count; i > local; i--) pos = StartOfItemEndingAt(n.Buf, pos, out _);
-        }
-        return (ni, pos);
+        return (ni, (int)local);
     }
 
     // ---- the operations ------------------------------------------------------------------------------------
@@ -280,10 +120,8 @@ public sealed class ListObject : CollectionObject
     {
         get
         {
-            var (ni, pos) = Locate(index);
-            var buf = NodeAt(ni).Buf;
-            int at = ReadItem(buf, ref pos, out int length);
-            return buf.AsSpan(at, length).ToArray();
+            var (ni, local) = Locate(index);
+            return NodeAt(ni)[local].ToArray();
         }
     }
 
@@ -293,19 +131,22 @@ public sealed class ListObject : CollectionObject
 
     private void Push(ReadOnlySpan<byte> item, bool atHead)
     {
-        int size = ItemSize(item.Length);
-        Node n;
-        if (_nodeCount > 0 && Fits(n = NodeAt(atHead ? 0 : _nodeCount - 1), size, atHead)) MakeRoom(n, size, atHead);
-        else
+        ListNode n;
+        if (_nodeCount == 0 || !(n = NodeAt(atHead ? 0 : _nodeCount - 1)).Fits(item.Length, atHead))
         {
-            if (_nodeCount > 0) Seal(NodeAt(atHead ? 0 : _nodeCount - 1));
-            n = NewNode(size, atHead);
+            if (_nodeCount > 0)
+            {
+                var end = NodeAt(atHead ? 0 : _nodeCount - 1);
+                long sealedFrom = end.Bytes;
+                end.Seal();
+                Track(end, sealedFrom);
+            }
+            n = ListNode.Empty(item.Length, atHead);
             InsertNode(atHead ? 0 : _nodeCount, n);
         }
-        if (atHead) { n.Start -= size; WriteItem(n.Buf.AsSpan(n.Start), item); }
-        else { WriteItem(n.Buf.AsSpan(n.End), item); n.End += size; }
-        n.Count++;
-        n.Payload += item.Length;
+        long before = n.Bytes;
+        n.Push(item, atHead);
+        Track(n, before);
         _count++;
         Added(item.Length);
     }
@@ -313,11 +154,8 @@ public sealed class ListObject : CollectionObject
     public byte[] PopHead()
     {
         var n = NodeAt(0);
-        int pos = n.Start;
-        int at = ReadItem(n.Buf, ref pos, out int length);
-        var item = n.Buf.AsSpan(at, length).ToArray();
-        n.Start = pos;
-        ItemRemoved(0, n, length);
+        var item = n.PopHead();
+        ItemRemoved(0, n, item.Length);
         return item;
     }
 
@@ -325,18 +163,14 @@ public sealed class ListObject : CollectionObject
     {
         int ni = _nodeCount - 1;
         var n = NodeAt(ni);
-        int start = StartOfItemEndingAt(n.Buf, n.End, out int length);
-        var item = n.Buf.AsSpan(n.End - Listpack.VarintSize(length) - length, length).ToArray();
-        n.End = start;
-        ItemRemoved(ni, n, length);
+        var item = n.PopTail();
+        ItemRemoved(ni, n, item.Length);
         return item;
     }
 
-    /// <summary>Counts one item of length bytes out of node ni (whose bytes no longer hold it).</summary>
-    private void ItemRemoved(int ni, Node n, int length)
+    /// <summary>Counts one item of length bytes out of node ni (which no longer holds it).</summary>
+    private void ItemRemoved(int ni, ListNode n, int length)
     {
-        n.Count--;
-        n.Payload -= length;
         if (n.Count == 0) RemoveNode(ni);
         _count--;
         Removed(length);
@@ -344,14 +178,11 @@ public sealed class ListObject : CollectionObject
 
     public void Set(long index, ReadOnlySpan<byte> item)
     {
-        var (ni, at) = Locate(index);
+        var (ni, local) = Locate(index);
         var n = NodeAt(ni);
-        int pos = at;
-        ReadItem(n.Buf, ref pos, out int oldLength);
-        int size = ItemSize(item.Length);
-        at = Splice(n, at, pos - at, size);
-        WriteItem(n.Buf.AsSpan(at), item);
-        n.Payload += item.Length - oldLength;
+        long before = n.Bytes;
+        int oldLength = n.Replace(local, item);
+        Track(n, before);
         Removed(oldLength);
         Added(item.Length);
         Split(ni);
@@ -362,12 +193,11 @@ public sealed class ListObject : CollectionObject
     {
         if (index == 0) { PushHead(item); return; }
         if (index == _count) { PushTail(item); return; }
-        var (ni, at) = Locate(index);
+        var (ni, local) = Locate(index);
         var n = NodeAt(ni);
-        at = Splice(n, at, 0, ItemSize(item.Length));
-        WriteItem(n.Buf.AsSpan(at), item);
-        n.Count++;
-        n.Payload += item.Length;
+        long before = n.Bytes;
+        n.Insert(local, item);
+        Track(n, before);
         _count++;
         Added(item.Length);
         Split(ni);
@@ -376,12 +206,11 @@ public sealed class ListObject : CollectionObject
     /// <summary>Removes the item at index.</summary>
     public void RemoveAt(long index)
     {
-        var (ni, at) = Locate(index);
+        var (ni, local) = Locate(index);
         var n = NodeAt(ni);
-        int pos = at;
-        ReadItem(n.Buf, ref pos, out int length);
-        Splice(n, at, pos - at, 0);
-        if (n.Count > 1) MaybeShrink(n);
+        long before = n.Bytes;
+        int length = n.RemoveAt(local);
+        Track(n, before);
         ItemRemoved(ni, n, length);
     }
 
@@ -396,46 +225,20 @@ public sealed class ListObject : CollectionObject
         {
             int ni = reverse ? _nodeCount - 1 - k : k;
             var n = NodeAt(ni);
-            doomed.Clear();
-            if (!reverse)
-            {
-                for (int pos = n.Start; pos < n.End && removed + doomed.Count < limit;)
-                {
-                    int start = pos;
-                    int at = ReadItem(n.Buf, ref pos, out int length);
-                    if (n.Buf.AsSpan(at, length).SequenceEqual(value)) doomed.Add(start);
-                }
-            }
-            else
-            {
-                for (int end = n.End; end > n.Start && removed + doomed.Count < limit;)
-                {
-                    int start = StartOfItemEndingAt(n.Buf, end, out int length);
-                    if (n.Buf.AsSpan(end - Listpack.VarintSize(length) - length, length).SequenceEqual(value)) doomed.Add(start);
-                    end = start;
-                }
-                doomed.Reverse();
-            }
-            if (doomed.Count == 0) continue;
-            // Compact the node in place, dropping the doomed items.
-            int write = n.Start, read = n.Start, d = 0;
-            while (read < n.End)
-            {
-                int start = read;
-                ReadItem(n.Buf, ref read, out int length);
-                if (d < doomed.Count && doomed[d] == start) { d++; n.Count--; n.Payload -= length; _count--; Removed(length); continue; }
-                if (write != start) n.Buf.AsSpan(start, read - start).CopyTo(n.Buf.AsSpan(write));
-                write += read - start;
-            }
-            n.End = write;
-            removed += doomed.Count;
+            long before = n.Bytes;
+            int gone = n.RemoveEqual(value, limit - removed, reverse, doomed);
+            if (gone == 0) continue;
+            Track(n, before);
+            removed += gone;
+            _count -= gone;
+            _payloadBytes -= (long)gone * value.Length;
             if (n.Count == 0)
             {
                 RemoveNode(ni);
                 k--; // the next node to look at now has this one's place (from the head) or this k (from the tail)
             }
-            else MaybeShrink(n);
         }
+        CheckEncoding();
         return removed;
     }
 
@@ -487,7 +290,7 @@ public sealed class ListObject : CollectionObject
     /// <summary>Removes every item.</summary>
     public void Clear()
     {
-        _nodes = new Node[1];
+        _nodes = new ListNode[1];
         _head = _nodeCount = 0;
         _count = _payloadBytes = _nodeBytes = 0;
         _listpack = true;
@@ -499,14 +302,11 @@ public sealed class ListObject : CollectionObject
         {
             var n = NodeAt(0);
             if (n.Count <= k) { k -= n.Count; _count -= n.Count; _payloadBytes -= n.Payload; RemoveNode(0); continue; }
-            int pos = n.Start, payload = 0;
-            for (long i = 0; i < k; i++) { ReadItem(n.Buf, ref pos, out int length); payload += length; }
-            n.Start = pos;
-            n.Count -= (int)k;
-            n.Payload -= payload;
+            long before = n.Bytes;
+            int payload = n.RemoveFirst((int)k);
+            Track(n, before);
             _count -= k;
             _payloadBytes -= payload;
-            MaybeShrink(n);
             k = 0;
         }
     }
@@ -518,14 +318,11 @@ public sealed class ListObject : CollectionObject
             int ni = _nodeCount - 1;
             var n = NodeAt(ni);
             if (n.Count <= k) { k -= n.Count; _count -= n.Count; _payloadBytes -= n.Payload; RemoveNode(ni); continue; }
-            int end = n.End, payload = 0;
-            for (long i = 0; i < k; i++) { end = StartOfItemEndingAt(n.Buf, end, out int length); payload += length; }
-            n.End = end;
-            n.Count -= (int)k;
-            n.Payload -= payload;
+            long before = n.Bytes;
+            int payload = n.RemoveLast((int)k);
+            Track(n, before);
             _count -= k;
             _payloadBytes -= payload;
-            MaybeShrink(n);
             k = 0;
         }
     }
@@ -554,15 +351,12 @@ public sealed class ListObject : CollectionObject
     /// list), then towards the tail, or towards the head when reverse. The list must not change while it is used.</summary>
     public Cursor GetCursor(long index, bool reverse)
     {
-        if (_count == 0 || index < 0 || index >= _count) return new Cursor(this, _nodeCount, 0, reverse, 0, done: true);
-        var (ni, pos) = Locate(index);
-        if (reverse)
-        {
-            int p = pos;
-            ReadItem(NodeAt(ni).Buf, ref p, out _);
-            pos = p;
-        }
-        return new Cursor(this, ni, pos, reverse, index, done: false);
+        if (_count == 0 || index < 0 || index >= _count) return new Cursor(this, _nodeCount, 0, 0, reverse, 0, done: true);
+        var (ni, local) = Locate(index);
+        var n = NodeAt(ni);
+        int pos = n.PosOf(local);
+        if (reverse) n.Next(ref pos);
+        return new Cursor(this, ni, pos, reverse ? local + 1 : n.Count - local, reverse, index, done: false);
     }
 
     /// <summary>Walks items in place (no copies): Current is valid until the next MoveNext.</summary>
@@ -571,24 +365,25 @@ public sealed class ListObject : CollectionObject
         private readonly ListObject _list;
         private readonly bool _reverse;
         private byte[] _buf;
-        private int _node, _pos, _limit, _at, _length;
+        private int _node, _pos, _left, _width, _at, _length;
         private long _index;
         private bool _done, _started;
 
-        internal Cursor(ListObject list, int node, int pos, bool reverse, long index, bool done)
+        internal Cursor(ListObject list, int node, int pos, int left, bool reverse, long index, bool done)
         {
             _list = list;
             _reverse = reverse;
             _node = node;
             _pos = pos;
+            _left = left;
             _index = index;
             _done = done;
             _started = false;
             _at = _length = 0;
-            if (done) { _buf = []; _limit = 0; return; }
+            if (done) { _buf = []; _width = 0; return; }
             var n = list.NodeAt(node);
             _buf = n.Buf;
-            _limit = reverse ? n.Start : n.End;
+            _width = n.Width;
         }
 
         /// <summary>The index of the current item.</summary>
@@ -601,12 +396,19 @@ public sealed class ListObject : CollectionObject
             if (_done) return false;
             if (_started) _index += _reverse ? -1 : 1;
             _started = true;
-            if (_pos == _limit && !NextNode()) return false;
-            if (!_reverse)
+            if (_left == 0 && !NextNode()) return false;
+            _left--;
+            if (_width >= 0)
+            {
+                _length = _width;
+                if (!_reverse) { _at = _pos; _pos += _width; }
+                else { _pos -= _width; _at = _pos; }
+            }
+            else if (!_reverse)
             {
                 byte b = _buf[_pos];
                 if (b < 0x80) { _length = b; _at = _pos + 1; _pos = _at + b + 1; }
-                else _at = ReadItem(_buf, ref _pos, out _length);
+                else _at = ListNode.ReadGeneral(_buf, ref _pos, out _length);
             }
             else
             {
@@ -615,7 +417,7 @@ public sealed class ListObject : CollectionObject
                 else
                 {
                     int end = _pos;
-                    _pos = StartOfItemEndingAt(_buf, end, out _length);
+                    _pos = ListNode.StartOfGeneralEndingAt(_buf, end, out _length);
                     _at = end - Listpack.VarintSize(_length) - _length;
                 }
             }
@@ -628,10 +430,36 @@ public sealed class ListObject : CollectionObject
             if (_node < 0 || _node >= _list._nodeCount) { _done = true; return false; }
             var n = _list.NodeAt(_node);
             _buf = n.Buf;
+            _width = n.Width;
             _pos = _reverse ? n.End : n.Start;
-            _limit = _reverse ? n.Start : n.End;
+            _left = n.Count;
             return true;
         }
+    }
+
+    // ---- checks (tests) -------------------------------------------------------------------------------------
+
+    /// <summary>The nodes' forms from head to tail, e.g. "u3 g5" (a uniform node of 3 items, a general one of 5).</summary>
+    public string DescribeNodes() =>
+        string.Join(' ', Enumerable.Range(0, _nodeCount).Select(i => (NodeAt(i).IsUniform ? "u" : "g") + NodeAt(i).Count));
+
+    /// <summary>Throws when an invariant of the list or of a node does not hold (node limits as they are now: after
+    /// CONFIG SET list-max-listpack-size lowers them, older nodes may exceed them until they change).</summary>
+    public void Validate()
+    {
+        long count = 0, payload = 0, bytes = 0;
+        for (int i = 0; i < _nodeCount; i++)
+        {
+            var n = NodeAt(i);
+            if (n.Broken() is string why) throw new InvalidOperationException($"node {i} of {_nodeCount}: {why}");
+            count += n.Count;
+            payload += n.Payload;
+            bytes += n.Bytes;
+        }
+        if (count != _count || payload != _payloadBytes || bytes != _nodeBytes)
+            throw new InvalidOperationException($"totals: count {count}/{_count}, payload {payload}/{_payloadBytes}, bytes {bytes}/{_nodeBytes}");
+        if (_listpack && !EncodingLimits.ListFitsListpack(_count, _payloadBytes))
+            throw new InvalidOperationException("listpack flag set past the limit");
     }
 
     // ---- copies and payloads -------------------------------------------------------------------------------
@@ -639,13 +467,12 @@ public sealed class ListObject : CollectionObject
     public override CollectionObject Clone()
     {
         var copy = new ListObject { _count = _count, _payloadBytes = _payloadBytes, _listpack = _listpack };
-        copy._nodes = new Node[(int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(1, _nodeCount))];
+        copy._nodes = new ListNode[(int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(1, _nodeCount))];
         for (int i = 0; i < _nodeCount; i++)
         {
-            var n = NodeAt(i);
-            var buf = n.Buf.AsSpan(n.Start, n.Used).ToArray();
-            copy._nodes[i] = new Node(buf, 0, buf.Length) { Count = n.Count, Payload = n.Payload };
-            copy._nodeBytes += NodeObjectBytes + ElementBytes(buf.Length);
+            var n = NodeAt(i).Clone();
+            copy._nodes[i] = n;
+            copy._nodeBytes += n.Bytes;
         }
         copy._nodeCount = _nodeCount;
         return copy;

@@ -187,6 +187,7 @@ public sealed class StreamObject : CollectionObject
                 b.FirstLive = ReadId(ref r);
                 b.LastLive = ReadId(ref r);
                 if (b.Used <= 0 || b.SpillOffset < 0 || b.SpillOffset + b.Used > spill.Bytes) throw new InvalidDataException("malformed stream block reference");
+                spill.NoteReference(b.SpillOffset); // a version read back refers to it (kept by a mark round in progress)
                 s.Entries.AddBlock(b);
                 continue;
             }

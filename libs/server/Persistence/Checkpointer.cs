@@ -115,7 +115,8 @@ public sealed class Checkpointer : IDisposable
         Interlocked.Exchange(ref _lastAttemptMs, started);
         try
         {
-            await WriteCheckpointAsync(reason).ConfigureAwait(false);
+            using (_host.StreamSpill.HoldForCheckpoint()) // no spilled block it may read is freed meanwhile
+                await WriteCheckpointAsync(reason).ConfigureAwait(false);
             LastSaveOk = true;
             if (rewrite) { AofRewrites++; LastAofRewriteOk = true; AofRewriteConsecutiveFailures = 0; }
         }

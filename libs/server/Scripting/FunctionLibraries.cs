@@ -30,19 +30,24 @@ public sealed class FunctionLibraries
     public IEnumerable<Library> All => _libraries.Values.OrderBy(l => l.Name, StringComparer.Ordinal);
     public int LibraryCount => _libraries.Count;
     public int FunctionCount => _functions.Count;
+    /// <summary>Bytes of the loaded libraries' code (INFO used_memory_functions).</summary>
+    public long CodeBytes => Volatile.Read(ref _codeBytes);
+    private long _codeBytes;
 
     public Library? Find(string name) => _libraries.GetValueOrDefault(name);
     public Function? FindFunction(string name) => _functions.GetValueOrDefault(name);
 
     public void Add(Library lib)
     {
+        if (_libraries.TryGetValue(lib.Name, out var old)) Volatile.Write(ref _codeBytes, _codeBytes - old.Code.Length);
         _libraries[lib.Name] = lib;
+        Volatile.Write(ref _codeBytes, _codeBytes + lib.Code.Length);
         foreach (var f in lib.Functions) _functions[f.Name] = f;
     }
 
     internal void Remove(Library lib, LuaRuntime? rt)
     {
-        _libraries.Remove(lib.Name);
+        if (_libraries.Remove(lib.Name)) Volatile.Write(ref _codeBytes, _codeBytes - lib.Code.Length);
         foreach (var f in lib.Functions)
         {
             _functions.Remove(f.Name);
@@ -54,6 +59,7 @@ public sealed class FunctionLibraries
     {
         _libraries.Clear();
         _functions.Clear();
+        Volatile.Write(ref _codeBytes, 0);
     }
 
     public static bool ValidName(string name) => name.Length > 0 && name.All(c => c is (>= 'a' and <= 'z') or (>= 'A' and <= 'Z') or (>= '0' and <= '9') or '_');

@@ -60,8 +60,23 @@ public sealed class ScriptRunner : IDisposable
     public ScriptCache Cache { get; } = new();
     public FunctionLibraries Libraries { get; } = new();
     public ScriptRun? Running => _running;
-    public long EvalMemory { get { lock (_gate) return _eval?.MemoryUsed ?? 0; } }
-    public long FunctionsMemory { get { lock (_gate) return _functions?.MemoryUsed ?? 0; } }
+    /// <summary>Bytes the EVAL Lua state holds (INFO used_memory_vm_eval): fresh when no script runs, else as of the last
+    /// look (a reader never waits for a running script, which holds _gate).</summary>
+    public long EvalMemory { get { RefreshMemoryFigures(); return Volatile.Read(ref _evalMemory); } }
+    /// <summary>Bytes the functions' Lua state holds (INFO used_memory_vm_functions), as EvalMemory.</summary>
+    public long FunctionsMemory { get { RefreshMemoryFigures(); return Volatile.Read(ref _functionsMemory); } }
+    private long _evalMemory, _functionsMemory;
+
+    private void RefreshMemoryFigures()
+    {
+        if (!Monitor.TryEnter(_gate)) return;
+        try
+        {
+            Volatile.Write(ref _evalMemory, _eval?.MemoryUsed ?? 0);
+            Volatile.Write(ref _functionsMemory, _functions?.MemoryUsed ?? 0);
+        }
+        finally { Monitor.Exit(_gate); }
+    }
 
     internal object Gate => _gate;
 

@@ -5,10 +5,11 @@
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
 //    valid only while the current command runs: handlers copy what they keep.
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
-//    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is queued; otherwise its keys
-//    are locked (CommandKeyLocks; a read of one key reads optimistically and is redone locked if an exclusive holder
-//    interfered) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its keys, all before the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each command under them
-//    (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
+//    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is
+//    queued; otherwise its keys are locked (CommandKeyLocks; a read of one key reads optimistically and is redone
+//    locked if an exclusive holder interfered) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its
+//    keys, all before the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each
+//    command under them (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.common.Resp;
@@ -224,6 +225,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         _deferredReply = reply;
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask FinishDeferredAsync()
     {
         var work = _deferredWork!;
@@ -634,12 +636,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.HasStoreKeys) SignalBlocked(cmd);
     }
 
+    private bool _optimisticRead;   // RunLocked began an optimistic read of the command's key (CommandKeyLocks)
+
     /// <summary>
     /// Runs cmd's handler with its locks held by the caller. A write that succeeded is logged to the AOF (or to the
     /// running transaction's batch) and breaks the WATCHes of its keys, before the caller releases the locks.
     /// </summary>
-    private bool _optimisticRead;   // RunLocked began an optimistic read of the command's key (CommandKeyLocks)
-
     internal void RunHandler(CommandDefinition cmd)
     {
         _commands++;

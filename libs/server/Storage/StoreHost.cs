@@ -7,7 +7,8 @@
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
 //  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
 //    files of an earlier run are removed (they are a cache tier, not a persistence format); so is the stream spill
-//    file (StreamSpillFile: sealed blocks of large streams out of memory), which lives and dies with the store.
+//    file (StreamSpillFile: sealed blocks of large streams out of memory), which lives and dies with the store; its dead
+//    blocks are freed by StreamSpillReclaimer on a background task.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -23,6 +24,7 @@ public sealed class StoreHost : IDisposable
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _expiry;
+    private readonly Task _reclaim;
     private Task _purge = Task.CompletedTask;
 
     public StoreHost(ServerSettings settings, ILoggerFactory loggerFactory)
@@ -67,6 +69,8 @@ public sealed class StoreHost : IDisposable
             throw;
         }
         _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
+        SpillReclaimer = new StreamSpillReclaimer(this, loggerFactory.CreateLogger("Garnet.StreamSpill"));
+        _reclaim = Task.Run(() => SpillReclaimer.RunAsync(_stop.Token));
         DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, _logger);
         Compaction = new LogCompaction(this, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
     }
@@ -77,6 +81,8 @@ public sealed class StoreHost : IDisposable
     public KVStore Store { get; }
     /// <summary>Where sealed blocks of streams larger than their share of memory go (see docs/objects-streams.md).</summary>
     public Objects.Streams.StreamSpillFile StreamSpill { get; }
+    /// <summary>Frees the space of spilled stream blocks no stream refers to any more (mark rounds in the background).</summary>
+    public StreamSpillReclaimer SpillReclaimer { get; }
     /// <summary>Refuses writes while the data directory's file system is nearly full (--min-free-disk).</summary>
     public DiskSpaceGuard DiskGuard { get; }
     /// <summary>The time expiry is judged by (set to the original times while the AOF is replayed).</summary>
@@ -222,6 +228,7 @@ public sealed class StoreHost : IDisposable
         bool quiet = true;
         try { quiet &= _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
         try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        try { quiet &= _reclaim.Wait(TimeSpan.FromSeconds(5)); } catch { }
         if (quiet && connectionsIdle)
         {
             Store.Dispose();

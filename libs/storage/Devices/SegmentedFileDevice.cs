@@ -75,6 +75,8 @@ public sealed class SegmentedFileDevice : IStorageDevice
         await RandomAccess.WriteAsync(h.Handle, data, offset).ConfigureAwait(false);
     }
 
+    // Pooled state machine: one disk read per GET of a key on disk would otherwise allocate one (awaited once by every caller).
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false)
     {
         long segment = address >> _segmentBits;

@@ -544,9 +544,10 @@ internal static class StoreIo
         }
     }
 
-    public static async Task CompleteAsync(Func<bool> tryComplete, SemaphoreSlim signal)
+    public static async Task CompleteAsync(Func<bool> tryComplete, IoWakeup signal)
     {
-        while (!tryComplete()) await signal.WaitAsync(10).ConfigureAwait(false);
+        // Every op left unfinished has a read in flight whose completion Sets the signal after marking the op done.
+        while (!tryComplete()) await signal.WaitAsync().ConfigureAwait(false);
     }
 
     /// <summary>Reads the whole record at a disk address (a second read when it is larger than the first guess).</summary>

@@ -49,6 +49,10 @@ public sealed class KeyIterator : IDisposable
     /// <summary>Also yield records that have expired (they still count as keys until deleted).</summary>
     public bool IncludeExpired { get; init; }
 
+    /// <summary>When 0 or more: yield only records of this kind tag (RecordRef.ObjectKind); the objects of other kinds are
+    /// neither serialized nor loaded from disk.</summary>
+    public int OnlyKind { get; init; } = -1;
+
     /// <summary>Stops the iteration early (lets writers unlink replaced records again).</summary>
     public void Dispose()
     {
@@ -100,11 +104,12 @@ public sealed class KeyIterator : IDisposable
             long page = _log.PageOf(Cursor);
             long pageEnd = Math.Min(_log.PageStart(page + 1), End);
             var candidates = new List<(long address, byte[] record, byte[]? obj)>();
-            if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates))
+            if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates, OnlyKind))
             {
                 // The page is on disk: read what is left of it in one I/O and scan the copy.
                 var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
                 IteratorScan.ScanBuffer(bytes, Cursor, candidates);
+                if (OnlyKind >= 0) candidates.RemoveAll(c => IteratorScan.KindOf(c.record) != OnlyKind);
                 // Where the expiry sweep has a verdict on the page, everything but its suspects is garbage: no chain walks.
                 var suspects = new List<(long Address, byte[] Key)>();
                 if (_store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
@@ -158,7 +163,7 @@ public sealed class KeyIterator : IDisposable
 internal static unsafe class IteratorScan
 {
     /// <summary>Copies the valid records of [from, to) if that range is in memory; false when it is on disk.</summary>
-    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[], byte[]?)> into)
+    public static bool ScanInMemory(KVStore store, long from, long to, List<(long, byte[], byte[]?)> into, int onlyKind = -1)
     {
         var log = store.Log;
         store.Epoch.Acquire();
@@ -172,7 +177,7 @@ internal static unsafe class IteratorScan
                 if (!RecordLayout.IsPresent(r)) break; // rest of page unused
                 int size = RecordLayout.TotalSize(r);
                 ref ulong info = ref RecordLayout.Info(r);
-                if ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0)
+                if ((Volatile.Read(ref info) & RecordInfo.Invalid) == 0 && (onlyKind < 0 || RecordLayout.ObjectKind(r) == onlyKind))
                 {
                     // Where in-place updates may happen, copy under a shared lock. A sealed record takes no lock; it is
                     // immutable unless its seal is withdrawn (the copy failed to publish), so copy again if that happened.
@@ -227,6 +232,11 @@ internal static unsafe class IteratorScan
                 offset += size;
             }
         }
+    }
+
+    public static byte KindOf(byte[] record)
+    {
+        fixed (byte* r = record) return RecordLayout.ObjectKind(r);
     }
 
     public static bool IsTombstone(byte[] record)

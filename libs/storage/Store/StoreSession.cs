@@ -54,7 +54,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private readonly HashIndex _index;
     private TFunctions _functions;
     private readonly Queue<PendingOp> _pending = new();
-    private readonly SemaphoreSlim _ioSignal = new(0);
+    private readonly IoWakeup _ioSignal = new();
     private PendingOp? _rearm; // set while a pending op restarts, so a new wait reuses it (and its queue place)
     private long[] _retired = new long[RetireBatch]; // unlinked records, handed to the free pool a batch at a time
     private int _retiredCount;
@@ -881,15 +881,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.Object = null;
         op.ObjectLoaded = false;
         op.IoDone = false;
-        op.OnRead ??= (bytes, length, error) =>
-        {
-            op.Record = bytes;
-            op.RecordLength = length;
-            op.Error = error;
-            op.IoDone = true;
-            // A wake-up, not a count: keep the semaphore at most 1 so polling callers cannot grow it without bound.
-            if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
-        };
+        op.OnRead ??= OnReadOf(op); // made once per op object: a lambda here would allocate its closure on every call
         StoreIo.ReadRecordPooled(_log, op.DiskAddress, op.OnRead);
     }
 
@@ -897,16 +889,27 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private void IssueObjectRead(PendingOp op, long address, int length)
     {
         op.IoDone = false;
-        op.OnObject ??= (value, error) =>
-        {
-            op.Object = value;
-            op.ObjectLoaded = error is null;
-            op.Error = error;
-            op.IoDone = true;
-            if (_ioSignal.CurrentCount == 0) { try { _ioSignal.Release(); } catch (ObjectDisposedException) { } catch (SemaphoreFullException) { } }
-        };
+        op.OnObject ??= OnObjectOf(op);
         StoreIo.ReadObject(_store, address, length, op.OnObject);
     }
+
+    private Action<byte[]?, int, Exception?> OnReadOf(PendingOp op) => (bytes, length, error) =>
+    {
+        op.Record = bytes;
+        op.RecordLength = length;
+        op.Error = error;
+        op.IoDone = true;
+        _ioSignal.Set();
+    };
+
+    private Action<object?, Exception?> OnObjectOf(PendingOp op) => (value, error) =>
+    {
+        op.Object = value;
+        op.ObjectLoaded = error is null;
+        op.Error = error;
+        op.IoDone = true;
+        _ioSignal.Set();
+    };
 
     private static void ReleaseRecord(PendingOp op)
     {
@@ -966,7 +969,10 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>Awaits (without blocking a thread) until every pending operation has completed.</summary>
-    public Task CompletePendingAsync() => StoreIo.CompleteAsync(() => CompletePending(wait: false), _ioSignal);
+    public Task CompletePendingAsync() =>
+        _pending.Count == 0 ? Task.CompletedTask : StoreIo.CompleteAsync(_tryCompletePending ??= () => CompletePending(wait: false), _ioSignal);
+
+    private Func<bool>? _tryCompletePending;
 
     /// <summary>Handles a finished read. False when the operation went back to the disk (it stays first in line).</summary>
     private bool Continue(PendingOp op)
@@ -1195,7 +1201,6 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     {
         CompletePending(wait: true, TimeSpan.FromSeconds(30));
         FlushRetired();
-        _ioSignal.Dispose();
     }
 
     /// <summary>Waiting for the log to free a page: refresh the epoch (lets flush/evict actions run), back off, give up after a minute.</summary>

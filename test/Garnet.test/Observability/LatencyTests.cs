@@ -78,10 +78,12 @@ public class LatencyCommandTests : ServerFixture
         Assert.That(e[1].Integer, Is.EqualTo(DateTimeOffset.UtcNow.ToUnixTimeSeconds()).Within(5));
         Assert.That(e[2].Integer, Is.GreaterThanOrEqualTo(1));
         Assert.That(e[3].Integer, Is.GreaterThanOrEqualTo(e[2].Integer));
+        // On a loaded machine LATEST (or any later query) may itself cross 1 ms and add a newer sample: look for the
+        // script's sample, not for the last one.
         var history = c.Execute("LATENCY", "HISTORY", "command").Elements!;
-        Assert.That(history[^1].Elements![1].Integer, Is.EqualTo(e[2].Integer));
+        Assert.That(history.Select(h => h.Elements![1].Integer), Does.Contain(e[2].Integer));
         Assert.That(c.Execute("LATENCY", "GRAPH", "command").Text, Does.StartWith("command - high "));
-        Assert.That(c.Execute("LATENCY", "DOCTOR").Text, Does.Contain("1. command: 1 latency spikes"));
+        Assert.That(c.Execute("LATENCY", "DOCTOR").Text, Does.Match(@"1\. command: \d+ latency spikes"));
         // monitoring off first: on a loaded machine RESET or LATEST may themselves take 1 ms and add a sample
         c.Execute("CONFIG", "SET", "latency-monitor-threshold", "0");
         RespAssert.Integer(c.Execute("LATENCY", "RESET", "command"), 1);

@@ -38,12 +38,43 @@ internal sealed class StreamBlock
     public StreamBlock ShallowCopy()
     {
         Shared = true;
-        return new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Data, Used = Used, Count = Count, Live = Live, Last = Last, Shared = true, Spill = Spill, SpillOffset = SpillOffset };
+        return new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Data, Used = Used, Count = Count, Live = Live, Last = Last, Shared = true, Spill = Spill, SpillOffset = SpillOffset, FirstLive = FirstLive, LastLive = LastLive };
     }
 
     /// <summary>This block when in memory; else a read-only copy with its bytes read from the spill file.</summary>
-    public StreamBlock Readable() => Spill is null ? this
-        : new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Spill.Read(SpillOffset, Used), Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+    /// Bytes that do not decode to exactly this block's entries (a freed extent reads as zeros) throw
+    /// InvalidDataException: a reclaiming bug shows as an error, never as wrong entries.
+    public StreamBlock Readable()
+    {
+        if (Spill is null) return this;
+        var b = new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Spill.Read(SpillOffset, Used), Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+        if (!b.Decodes()) throw new InvalidDataException($"stream block at {SpillOffset} ({Used} bytes) in {Spill.Path} does not hold the block's entries (its space was freed or overwritten)");
+        return b;
+    }
+
+    // Whether Data decodes to Count entries, ending at Used, with IDs strictly increasing from Master to Last, each with
+    // at least one field, and Live of them not deleted (zeros decode as entries of ID Master with no fields: they fail).
+    private bool Decodes()
+    {
+        try
+        {
+            int at = 0, live = 0;
+            StreamId previous = default;
+            for (int i = 0; i < Count; i++)
+            {
+                var id = ReadHeader(at, out byte flags, out int body);
+                if (i == 0 ? id != Master : id <= previous) return false;
+                if ((flags & FlagSameFields) == 0 && (body >= Used || Data[body] == 0)) return false;
+                if ((flags & FlagSameFields) != 0 && MasterFields.Length == 0) return false;
+                at = ReadBody(body, flags, null);
+                if (at > Used) return false;
+                if ((flags & FlagDeleted) == 0) live++;
+                previous = id;
+            }
+            return at == Used && previous == Last && live == Live;
+        }
+        catch (Exception ex) when (ex is IndexOutOfRangeException or ArgumentOutOfRangeException or OverflowException) { return false; }
+    }
 
     /// <summary>Writes the (sealed) bytes to the spill file and drops them from memory.</summary>
     public void SpillTo(StreamSpillFile spill)

@@ -26,7 +26,11 @@ internal sealed class StreamEntries
     public StreamEntries Clone()
     {
         var c = new StreamEntries { Length = Length, HeapBytes = HeapBytes, HotDataBytes = HotDataBytes, SpilledBytes = SpilledBytes, _hotFrom = _hotFrom };
-        foreach (var b in _blocks) c._blocks.Add(b.ShallowCopy());
+        foreach (var b in _blocks)
+        {
+            c._blocks.Add(b.ShallowCopy());
+            b.Spill?.NoteReference(b.SpillOffset); // a new version refers to it (kept by a mark round in progress)
+        }
         return c;
     }
 
