@@ -252,6 +252,16 @@ public static class InfoBuilder
         Line(sb, "disk_free_bytes", server.Store.DiskGuard.LastFreeBytes);
         Line(sb, "disk_writes_refused", server.Store.DiskGuard.Refusing ? 1 : 0);
         Line(sb, "disk_objects_read", server.Store.Store.Objects.ObjectsRead); // objects read back from the object log and deserialized
+
+        // Reclaiming expired keys on disk and the log's space (docs/persistence.md, "Log compaction").
+        var sweep = server.Store.Store.ExpirySweepFigures;
+        Line(sb, "expiry_disk_sweeps", sweep.Sweeps);
+        Line(sb, "expiry_disk_sweep_pages_read", sweep.PagesRead);
+        Line(sb, "expiry_disk_buried_handed_out", sweep.HandedOut);
+        Line(sb, "expiry_disk_sweep_last_ms", sweep.LastSweepMs);
+        Line(sb, "expiry_disk_sweep_running_ms", sweep.RunningSince > 0 ? Environment.TickCount64 - sweep.RunningSince : 0);
+        Line(sb, "compaction_runs", server.Store.Compaction.Runs);
+        Line(sb, "compaction_running_ms", server.Store.Compaction.RunningMs);
     }
 
     private static void Persistence(RespServer server, StringBuilder sb)

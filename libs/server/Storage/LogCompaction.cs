@@ -10,6 +10,11 @@
 //    joins the run in progress. Stop() cancels a run at its next record and waits for it; nothing starts until Resume().
 //  - Every second (whatever the interval), the on-disk log is swept for expired keys (no writes; see ExpiredRecordSweeper)
 //    while some key has a TTL: expired keys on disk leave DBSIZE within seconds, and emptied segments are deleted.
+//  - The sweep's page verdicts spare chain walks, and they are trusted only while they hold up: a run that leaves its
+//    range unreclaimed (something in it still counts as live that the run did not see) makes the next runs walk every
+//    chain (KeyIterator.UseSweepVerdicts = false) until a run reclaims again. The on-disk part of the segment holding
+//    the head, which runs never cover, gets one verdict-free expiry pass each time the log has been quiet for
+//    QuietPassAfterMs while keys with a TTL remain: no expired key is left counted for good by a missed verdict.
 //  - Scheduling adapts to garbage: a run whose records were mostly dead (expired, superseded) is followed by another one
 //    after a quarter of the interval (at least a second); otherwise the next run waits for the interval and only happens if the log grew since the last run.
 //    A server with nothing to reclaim therefore does no compaction work.
@@ -44,16 +49,29 @@ public sealed class LogCompaction : IDisposable
     }
 
     private Task? _sweeping;
+    /// <summary>A periodic sweep (with its deletes) or a compaction run that takes this long logs a warning with its figures.</summary>
+    public const long SlowWorkMs = 10_000;
+    private long _runStartedMs;
+    /// <summary>How long the compaction run in progress has taken so far (0: none), for INFO.</summary>
+    public long RunningMs => Volatile.Read(ref _runStartedMs) is var t and > 0 ? Environment.TickCount64 - t : 0;
 
     /// <summary>Drops expired keys whose only version is on disk (no writes), then deletes segments left without live records.</summary>
     private async Task SweepAsync(CancellationToken cancel)
     {
         await Task.Yield();
+        long started = Environment.TickCount64;
         try
         {
             long dropped = await DropExpiredOnDiskAsync(cancel).ConfigureAwait(false);
             long reclaimed = dropped > 0 ? await _host.Store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false) : 0;
             if (dropped > 0) _logger.LogDebug("Expiry sweep: {Dropped} expired keys on disk dropped, {Bytes} bytes of log reclaimed", dropped, reclaimed);
+            long tookMs = Environment.TickCount64 - started;
+            if (tookMs >= SlowWorkMs)
+            {
+                var f = _host.Store.ExpirySweepFigures;
+                _logger.LogWarning("Expiry sweep of the on-disk log took {Seconds:F1} s ({Dropped} keys dropped, {Bytes} bytes of log reclaimed; {Pages} pages read and {HandedOut} buried keys handed out since start)",
+                    tookMs / 1000.0, dropped, reclaimed, f.PagesRead, f.HandedOut);
+            }
             // The oldest segment still holds something the sweep cannot drop (an expired key with older versions, a record
             // behind another chain head): a compaction run now clears it, so expired data does not pin the disk.
             if (dropped > 0 && reclaimed == 0 && _interval > TimeSpan.Zero)
@@ -103,19 +121,41 @@ public sealed class LogCompaction : IDisposable
         Directory.EnumerateFiles(dir).Where(StoreHost.IsLogFile)
             .Sum(f => { try { return new FileInfo(f).Length; } catch (IOException) { return 0L; } });
 
+    /// <summary>How long the log's tail must stay still before the expiry pass over the head's segment.</summary>
+    public const long QuietPassAfterMs = 5_000;
+    private long _tickTail = -1, _quietSinceMs;
+    private bool _quietPassDone;
+    private bool _distrustVerdicts;
+    private bool _runningQuiet; // _running is a quiet expiry pass (under _gate)
+
     private void Tick()
     {
         try
         {
             lock (_gate)
                 if (!_stopped && _sweeping is not { IsCompleted: false } && _host.Store.ExpiringKeyCount > 0) _sweeping = SweepAsync(_cancel.Token);
-            if (_interval <= TimeSpan.Zero || Environment.TickCount64 < Volatile.Read(ref _nextRunMs)) return;
+            if (_interval <= TimeSpan.Zero) return;
             long tail = _host.Store.Log.TailAddress;
+            long nowMs = Environment.TickCount64;
+            if (tail != _tickTail) { _tickTail = tail; _quietSinceMs = nowMs; _quietPassDone = false; }
+            else if (!_quietPassDone && nowMs - _quietSinceMs >= QuietPassAfterMs && _host.Store.ExpiringKeyCount > 0)
+            {
+                lock (_gate)
+                {
+                    if (_stopped || _running is { IsCompleted: false }) return;
+                    _quietPassDone = true;
+                    _runningQuiet = true;
+                    _running = RunGuardedAsync(_cancel.Token, quietPass: true);
+                }
+                return;
+            }
+            if (nowMs < Volatile.Read(ref _nextRunMs)) return;
             // Nothing written since the last run that found little garbage: nothing new to reclaim.
             if (tail == Volatile.Read(ref _tailAtLastRun)) { Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds); return; }
             lock (_gate)
             {
                 if (_stopped || _running is { IsCompleted: false }) return; // never queue behind a run in progress
+                _runningQuiet = false;
                 _running = RunGuardedAsync(_cancel.Token);
             }
         }
@@ -128,18 +168,29 @@ public sealed class LogCompaction : IDisposable
     {
         lock (_gate)
         {
+            // A quiet expiry pass in progress is not a compaction: start one after it.
+            if (_running is { IsCompleted: false } && _runningQuiet) return _running.ContinueWith(_ => RunAsync(), TaskScheduler.Default).Unwrap();
             if (_running is { IsCompleted: false }) return _running;
             if (_stopped) return Task.FromCanceled<CompactionResult>(new CancellationToken(true));
+            _runningQuiet = false;
             return _running = RunGuardedAsync(_cancel.Token);
         }
     }
 
-    private async Task<CompactionResult> RunGuardedAsync(CancellationToken cancel)
+    private async Task<CompactionResult> RunGuardedAsync(CancellationToken cancel, bool quietPass = false)
     {
         await Task.Yield(); // never on the caller's thread
         long tailBefore = _host.Store.Log.TailAddress;
+        long started = Environment.TickCount64;
+        Volatile.Write(ref _runStartedMs, started);
         try
         {
+            if (quietPass)
+            {
+                long deleted = await ExpireHeadSegmentAsync(cancel).ConfigureAwait(false);
+                if (deleted > 0) _logger.LogInformation("Expiry pass over the head's segment: {Deleted} expired keys deleted", deleted);
+                return new CompactionResult(0, 0, deleted, 0, 0, 0);
+            }
             var result = await CompactAsync(cancel).ConfigureAwait(false);
             Last = result;
             Runs++;
@@ -149,9 +200,11 @@ public sealed class LogCompaction : IDisposable
             Volatile.Write(ref _tailAtLastRun, mostlyGarbage ? -1 : tailBefore);
             long interval = (long)_interval.TotalMilliseconds;
             Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (mostlyGarbage ? Math.Max(1000, interval / 4) : interval));
-            if (result.Examined > 0)
-                _logger.LogInformation("Log compaction: {Copied} live records copied forward, {Expired} expired keys deleted, {Bytes} bytes of log reclaimed (disk {Before} -> {After} bytes)",
-                    result.Copied, result.ExpiredDeleted, result.BytesReclaimed, result.DiskBytesBefore, result.DiskBytesAfter);
+            long tookMs = Environment.TickCount64 - started;
+            if (result.Examined > 0 || tookMs >= SlowWorkMs)
+                _logger.Log(tookMs >= SlowWorkMs ? LogLevel.Warning : LogLevel.Information,
+                    "Log compaction: {Copied} live records copied forward, {Expired} expired keys deleted, {Bytes} bytes of log reclaimed (disk {Before} -> {After} bytes) in {Seconds:F1} s",
+                    result.Copied, result.ExpiredDeleted, result.BytesReclaimed, result.DiskBytesBefore, result.DiskBytesAfter, tookMs / 1000.0);
             return result;
         }
         catch (OperationCanceledException) { throw; }
@@ -162,6 +215,7 @@ public sealed class LogCompaction : IDisposable
             Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds);
             throw;
         }
+        finally { Volatile.Write(ref _runStartedMs, 0); }
     }
 
     private async Task<CompactionResult> CompactAsync(CancellationToken cancel)
@@ -186,8 +240,9 @@ public sealed class LogCompaction : IDisposable
         until = until >> store.Settings.SegmentBits << store.Settings.SegmentBits;
 
         long examined = swept, copied = 0, expired = 0;
+        bool withoutVerdicts = Volatile.Read(ref _distrustVerdicts);
         using (var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions()))
-        using (var it = new KeyIterator(store, begin, until) { IncludeExpired = true })
+        using (var it = new KeyIterator(store, begin, until) { IncludeExpired = true, UseSweepVerdicts = !withoutVerdicts })
         {
             var batch = new List<IteratedRecord>();
             var serializer = new ServerObjectSerializer(_host.StreamSpill);
@@ -228,7 +283,49 @@ public sealed class LogCompaction : IDisposable
         }
         _host.CountExpired(expired);
         long reclaimed = reclaimedFirst + await store.ReclaimDeadSegmentsAsync(cancel).ConfigureAwait(false);
+        // Every live record of [begin, until) was copied or deleted, so its segments should now go; if the range is still
+        // held (and no iterator held the reclaimer back), some verdict hid a live record: walk every chain until it goes.
+        bool held = log.BeginAddress < until && store.ActiveIterators == 0;
+        if (held != withoutVerdicts)
+        {
+            Volatile.Write(ref _distrustVerdicts, held);
+            if (held) _logger.LogInformation("Log compaction left [{Begin}, {Until}) unreclaimed; the next runs check every record's chain", begin, until);
+        }
         return new CompactionResult(examined, copied, expired + swept, reclaimed, diskBefore, DiskBytes(dir));
+    }
+
+    /// <summary>Deletes the keys whose newest record has expired in the on-disk part of the segment that holds the head,
+    /// which compaction runs never cover, walking every chain (no sweep verdicts). Returns the keys deleted.</summary>
+    private async Task<long> ExpireHeadSegmentAsync(CancellationToken cancel)
+    {
+        var store = _host.Store;
+        var log = store.Log;
+        int bits = store.Settings.SegmentBits;
+        long end = log.PageStart(log.PageOf(log.HeadAddress));
+        long from = Math.Max(log.BeginAddress, end >> bits << bits);
+        if (from >= end) return 0;
+        long deleted = 0;
+        var writes = new OpResult();
+        using var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
+        using var it = new KeyIterator(store, from, end) { IncludeExpired = true, UseSweepVerdicts = false, ExpiredBy = _host.Clock.NowMs };
+        var batch = new List<IteratedRecord>();
+        bool more = true;
+        while (more)
+        {
+            cancel.ThrowIfCancellationRequested();
+            batch.Clear();
+            more = await it.NextBatchAsync(batch, 4096, maxPages: 4).ConfigureAwait(false);
+            foreach (var r in batch)
+            {
+                // DeleteIfExpired looks at the key's newest record itself: a newer live version or a tombstone keeps it.
+                var status = session.DeleteIfExpired(r.Key, lookOnDisk: true);
+                if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
+                else if ((status & Status.Expired) != 0) deleted++;
+            }
+        }
+        deleted += writes.ExpiredDeletes;
+        _host.CountExpired(deleted);
+        return deleted;
     }
 
     /// <summary>Cancels a run in progress, waits (bounded) for it to end, and starts no run until Resume.</summary>

@@ -51,6 +51,13 @@ internal sealed class ExpiredRecordSweeper
 
     public ExpiredRecordSweeper(KVStore store) => _store = store;
 
+    private long _sweeps, _pagesRead, _handedOut, _lastSweepMs, _runningSince;
+    /// <summary>Sweeps done, pages they read, buried keys handed out, the last sweep's length, and when the sweep in
+    /// progress began (Environment.TickCount64; 0: none). For INFO and the slow-sweep warning.</summary>
+    public (long Sweeps, long PagesRead, long HandedOut, long LastSweepMs, long RunningSince) Figures =>
+        (Interlocked.Read(ref _sweeps), Interlocked.Read(ref _pagesRead), Interlocked.Read(ref _handedOut),
+         Interlocked.Read(ref _lastSweepMs), Interlocked.Read(ref _runningSince));
+
     /// <summary>Sweeps every whole on-disk page not known to hold nothing that has expired by now; returns the keys dropped.
     /// Keys of expired records that are not their chain's head are added to buried (when given).</summary>
     public async Task<long> SweepAsync(List<byte[]>? buried, bool waitForSweep, CancellationToken cancellation)
@@ -58,8 +65,16 @@ internal sealed class ExpiredRecordSweeper
         // One sweep at a time: the periodic one skips while another runs; a compaction run waits for it.
         if (waitForSweep) await _one.WaitAsync(cancellation).ConfigureAwait(false);
         else if (!_one.Wait(0)) return 0;
+        long started = Environment.TickCount64;
+        Interlocked.Exchange(ref _runningSince, started);
         try { return await SweepCoreAsync(buried, cancellation).ConfigureAwait(false); }
-        finally { _one.Release(); }
+        finally
+        {
+            Interlocked.Exchange(ref _runningSince, 0);
+            Interlocked.Exchange(ref _lastSweepMs, Environment.TickCount64 - started);
+            Interlocked.Increment(ref _sweeps);
+            _one.Release();
+        }
     }
 
     /// <summary>
@@ -104,8 +119,14 @@ internal sealed class ExpiredRecordSweeper
                 long page = due[i];
                 long start = Math.Max(log.PageStart(page), begin);
                 int length = (int)(log.PageStart(page + 1) - start);
-                int n = await log.Device.ReadAsync(start, buffer.AsMemory(0, length)).ConfigureAwait(false);
+                int n;
+                try { n = await log.Device.ReadAsync(start, buffer.AsMemory(0, length)).ConfigureAwait(false); }
+                catch (Exception) when (log.PageStart(page + 1) <= log.BeginAddress)
+                {
+                    continue; // its segment was deleted meanwhile: nothing there is reachable any more
+                }
                 if (n <= 0) continue;
+                Interlocked.Increment(ref _pagesRead);
                 var verdict = new PageVerdict();
                 dropped += SweepPage(buffer, n, start, now, buried, verdict);
                 if (n == length) lock (_pages) _pages[page] = verdict; // a short read is looked at again next time
@@ -158,7 +179,7 @@ internal sealed class ExpiredRecordSweeper
                     if (outcome == KVStore.DropOutcome.Dropped) dropped++;
                     if (outcome != KVStore.DropOutcome.NotHead) continue;
                     byte[] key = RecordLayout.Key(r).ToArray();
-                    if (buried is not null && buried.Count < MaxBuriedPerSweep) buried.Add(key);
+                    if (buried is not null && buried.Count < MaxBuriedPerSweep) { buried.Add(key); Interlocked.Increment(ref _handedOut); }
                     else verdict.NextExpiry = Math.Min(verdict.NextExpiry, now + RevisitDelayMs);
                     if (verdict.Suspects is { Count: >= MaxSuspectsPerPage }) verdict.Unknown = true;
                     else (verdict.Suspects ??= new()).Add((address, key));

@@ -227,6 +227,10 @@ public sealed unsafe class KVStore : IDisposable
     public Task<long> DropExpiredOnDiskAsync(List<byte[]>? buried = null, CancellationToken cancellation = default, bool waitForSweep = false) =>
         EnsureSweeper().SweepAsync(buried, waitForSweep, cancellation);
 
+    /// <summary>The on-disk expiry sweep's figures (ExpiredRecordSweeper.Figures); zeros before the first sweep.</summary>
+    public (long Sweeps, long PagesRead, long HandedOut, long LastSweepMs, long RunningSince) ExpirySweepFigures =>
+        Volatile.Read(ref _sweeper) is { } s ? s.Figures : default;
+
     private ExpiredRecordSweeper EnsureSweeper()
     {
         if (Volatile.Read(ref _sweeper) is { } s) return s;

@@ -49,6 +49,14 @@ public sealed class KeyIterator : IDisposable
     /// <summary>Also yield records that have expired (they still count as keys until deleted).</summary>
     public bool IncludeExpired { get; init; }
 
+    /// <summary>Where the expiry sweep has a verdict on an on-disk page, take only its suspects (no chain walks for the
+    /// rest). False: walk the chain of every record (a check that does not rely on the sweep; compaction's fallback).</summary>
+    public bool UseSweepVerdicts { get; init; } = true;
+
+    /// <summary>When above 0: yield only records that have expired by this time (Unix ms); the others are skipped before
+    /// any chain walk.</summary>
+    public long ExpiredBy { get; init; }
+
     /// <summary>When 0 or more: yield only records of this kind tag (RecordRef.ObjectKind); the objects of other kinds are
     /// neither serialized nor loaded from disk.</summary>
     public int OnlyKind { get; init; } = -1;
@@ -112,7 +120,7 @@ public sealed class KeyIterator : IDisposable
                 if (OnlyKind >= 0) candidates.RemoveAll(c => IteratorScan.KindOf(c.record) != OnlyKind);
                 // Where the expiry sweep has a verdict on the page, everything but its suspects is garbage: no chain walks.
                 var suspects = new List<(long Address, byte[] Key)>();
-                if (_store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
+                if (UseSweepVerdicts && _store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
                 {
                     var keep = suspects.Select(s => s.Address).ToHashSet();
                     RecordsSeen += candidates.Count;
@@ -120,6 +128,7 @@ public sealed class KeyIterator : IDisposable
                     RecordsSeen -= candidates.Count;
                 }
             }
+            if (ExpiredBy > 0) candidates.RemoveAll(c => !IteratorScan.ExpiredBy(c.record, ExpiredBy));
             RecordsSeen += candidates.Count;
             foreach (var (address, record, obj) in candidates)
             {
@@ -232,6 +241,11 @@ internal static unsafe class IteratorScan
                 offset += size;
             }
         }
+    }
+
+    public static bool ExpiredBy(byte[] record, long nowMs)
+    {
+        fixed (byte* r = record) return RecordLayout.HasExpiration(r) && RecordLayout.Expiration(r) <= nowMs;
     }
 
     public static byte KindOf(byte[] record)
