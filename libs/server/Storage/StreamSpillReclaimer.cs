@@ -64,7 +64,8 @@ public sealed class StreamSpillReclaimer
     // A round reads the whole log (every page on disk, to find the stream records), so it waits for spilled bytes of at
     // least a quarter of the log as well: the reading is at most 4 bytes per spilled byte, and the garbage it leaves
     // within a quarter of the log's size.
-    private long Threshold => Math.Max(Math.Max(Floor, LastLiveBytes / 2), LogBytes / 4);
+    /// <summary>Spilled bytes that make the next round due (see the file comment).</summary>
+    public long Threshold => Math.Max(Math.Max(Floor, LastLiveBytes / 2), LogBytes / 4);
     private long LogBytes => _host.Store.Log.TailAddress - _host.Store.Log.BeginAddress;
 
     internal async Task RunAsync(CancellationToken stop)
