@@ -85,6 +85,42 @@ public class KeyCommandTests : ServerFixture
     }
 
     [Test]
+    public void ALookupDeletesTheExpiredKeyItMeetsAsRedisDoes()
+    {
+        using var c = Raw();
+        c.Execute("SELECT", "5");
+        RespAssert.Simple(c.Execute("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "OK");
+        try
+        {
+            long expiredBefore = ExpiredKeys(c);
+            var lookups = new (string Name, Func<string, RespValue> Run)[]
+            {
+                ("GET", k => c.Execute("GET", k)), ("EXISTS", k => c.Execute("EXISTS", k)), ("TTL", k => c.Execute("TTL", k)),
+                ("TYPE", k => c.Execute("TYPE", k)), ("STRLEN", k => c.Execute("STRLEN", k)), ("HLEN", k => c.Execute("HLEN", k)),
+                ("LRANGE", k => c.Execute("LRANGE", k, "0", "-1")),
+            };
+            foreach (var (name, run) in lookups)
+            {
+                string key = "lazy:" + name;
+                if (name is "HLEN") c.Execute("HSET", key, "f", "v");
+                else if (name is "LRANGE") c.Execute("RPUSH", key, "x");
+                else c.Execute("SET", key, "v");
+                c.Execute("PEXPIRE", key, "1");
+                Thread.Sleep(20); // past its 1 ms
+
+                Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(1), name + ": with active expiry off the expired key still counts");
+                run(key);
+                Assert.That(c.Execute("DBSIZE").Integer, Is.EqualTo(0), name + " deletes the expired key it meets");
+            }
+            Assert.That(ExpiredKeys(c) - expiredBefore, Is.EqualTo(lookups.Length), "each lazy deletion counts in expired_keys");
+        }
+        finally { c.Execute("DEBUG", "SET-ACTIVE-EXPIRE", "1"); c.Execute("FLUSHDB"); }
+    }
+
+    private static long ExpiredKeys(RespClient c) =>
+        long.Parse(System.Text.RegularExpressions.Regex.Match(c.Execute("INFO", "stats").Text!, @"expired_keys:(\d+)").Groups[1].Value);
+
+    [Test]
     public void RenameCopyMove()
     {
         using var c = Raw();

@@ -98,7 +98,7 @@ public sealed class StorageSession : IDisposable
             st = Wait();
         }
         Result.Status = st;
-        if ((st & Status.Expired) != 0 && Events is not null) Observe(st, key, db, replaced: false);
+        if ((st & Status.Expired) != 0) Observe(st, key, db, replaced: false);
         return st;
     }
 
@@ -136,7 +136,7 @@ public sealed class StorageSession : IDisposable
         var st = _session.Rmw(StoredKey(key, db < 0 ? Database : db), ref input, ref output);
         if (st.IsPending()) st = Wait();
         Result.Status = st;
-        if ((st & (Status.Created | Status.Expired)) != 0 && Events is not null) Observe(st, key, db, replaced: (st & Status.Created) != 0);
+        if ((st & Status.Expired) != 0 || ((st & Status.Created) != 0 && Events is not null)) Observe(st, key, db, replaced: (st & Status.Created) != 0);
         return st;
     }
 
@@ -181,23 +181,23 @@ public sealed class StorageSession : IDisposable
     }
 
     /// <summary>Reports what an operation on key met: an expired record (replaced: the operation replaced or deleted it;
-    /// otherwise it is deleted here first), and a key it created.</summary>
+    /// otherwise it is deleted here, as Redis's lookups delete the expired keys they meet, notified or not), and a key it
+    /// created.</summary>
     private void Observe(Status st, ReadOnlySpan<byte> key, int db, bool replaced)
     {
-        var events = Events!;
-        int flags = events.NotifyFlags;
-        if ((flags & CreatedOrExpired) == 0) return;
+        var events = Events;
+        int flags = events?.NotifyFlags ?? 0;
         int logical = db < 0 ? Database : db;
-        if ((st & Status.Expired) != 0 && (flags & (int)PubSub.NotifyClass.Expired) != 0)
+        if ((st & Status.Expired) != 0)
         {
-            if (replaced) events.KeyExpired(key, logical);
+            if (replaced) { if ((flags & (int)PubSub.NotifyClass.Expired) != 0) events!.KeyExpired(key, logical); }
             else if ((_session.DeleteIfExpired(StoredKey(key, logical)) & Status.Expired) != 0)
             {
                 _host.CountExpired(1);
-                events.KeyExpired(key, logical);
+                if ((flags & (int)PubSub.NotifyClass.Expired) != 0) events!.KeyExpired(key, logical);
             }
         }
-        if ((st & Status.Created) != 0 && (flags & (int)PubSub.NotifyClass.New) != 0) events.KeyCreated(key, logical);
+        if ((st & Status.Created) != 0 && (flags & (int)PubSub.NotifyClass.New) != 0) events!.KeyCreated(key, logical);
     }
 
     /// <summary>Stores a value fetched whole (StringOp.Fetch): a string's bytes or a collection.</summary>
@@ -226,7 +226,7 @@ public sealed class StorageSession : IDisposable
         if (st.IsPending()) st = WaitObject(session, op);
         if (!st.IsFound() && !st.IsPending()) { if (op.Error is null) op.Missing(); }
         op.Status = st;
-        if ((st & Status.Expired) != 0 && Events is not null) Observe(st, key, db, replaced: false);
+        if ((st & Status.Expired) != 0) Observe(st, key, db, replaced: false);
         return st;
     }
 
@@ -239,7 +239,7 @@ public sealed class StorageSession : IDisposable
         var st = session.Rmw(StoredKey(key, db < 0 ? Database : db), ref op, ref none);
         if (st.IsPending()) st = WaitObject(session, op);
         op.Status = st;
-        if ((st & (Status.Created | Status.Expired)) != 0 && Events is not null) Observe(st, key, db, replaced: (st & Status.Created) != 0);
+        if ((st & Status.Expired) != 0 || ((st & Status.Created) != 0 && Events is not null)) Observe(st, key, db, replaced: (st & Status.Created) != 0);
         return st;
     }
 
