@@ -96,8 +96,7 @@ internal sealed class StreamEntries
     {
         var b = _blocks[bi];
         if (!b.IsSpilled) return b;
-        var h = b.Readable();
-        h.Shared = false;
+        var h = b.Readable(); // stays Shared: its bytes may be the spill file's cached ones (a change copies them)
         HeapBytes += h.HeapBytes - b.HeapBytes;
         HotDataBytes += h.DataBytes;
         SpilledBytes -= b.Used;
@@ -117,6 +116,43 @@ internal sealed class StreamEntries
             else hi = mid - 1;
         }
         return found;
+    }
+
+    /// <summary>The spilled blocks Range(start, end, reverse) reads to give count (-1: all) live entries, at most max of
+    /// them (StreamBlockReadAhead reads them before the command runs).</summary>
+    internal void SpilledBlocksOfRange(StreamId start, StreamId end, bool reverse, long count, List<StreamBlock> into, int max)
+    {
+        if (start > end || _blocks.Count == 0) return;
+        long live = 0;
+        if (!reverse)
+        {
+            for (int bi = Math.Max(0, BlockAtOrBefore(start)); bi < _blocks.Count && into.Count < max; bi++)
+            {
+                var b = _blocks[bi];
+                if (b.Master > end) return;
+                if (b.Last < start) continue;
+                if (b.IsSpilled) into.Add(b);
+                // A block that starts before start may give fewer than its live entries: only whole ones count.
+                if (count > 0 && b.Master >= start && b.Last <= end && (live += b.Live) >= count) return;
+            }
+        }
+        else
+        {
+            for (int bi = BlockAtOrBefore(end); bi >= 0 && into.Count < max; bi--)
+            {
+                var b = _blocks[bi];
+                if (b.Last < start) return;
+                if (b.IsSpilled) into.Add(b);
+                if (count > 0 && b.Master >= start && b.Last <= end && (live += b.Live) >= count) return;
+            }
+        }
+    }
+
+    /// <summary>The spilled block that would hold id, if any.</summary>
+    internal StreamBlock? SpilledBlockHolding(StreamId id)
+    {
+        int bi = BlockAtOrBefore(id);
+        return bi >= 0 && _blocks[bi] is { IsSpilled: true } b && b.Last >= id ? b : null;
     }
 
     public StreamId? FirstId()
