@@ -28,6 +28,7 @@ internal sealed class ReadAhead
     private bool _done; // the current request's reads are done: run it
     private bool _blocksDone; // the current request's stream blocks were looked for (and read, if any were missing)
     private bool _blocksWaiting; // Start awaits block reads for the current request
+    private int _blockRounds; // rounds of block reads for the current request
 
     public ReadAhead(RespServerSession session)
     {
@@ -46,9 +47,14 @@ internal sealed class ReadAhead
     {
         if (!_done && RecordReadsStarted(cmd, requestsBehind)) return false;
         if (_blocksDone || !StreamBlocksEnabled || cmd.Group != "stream" || !_session.CanFinishLater) return true;
+        if (_blocksWaiting) _blocks.Pin();
+        _blocksWaiting = false;
+        // Plan, read, plan again with what was read (a range plan stops at a partly covered block it has not seen yet).
+        bool grew = true;
+        while (grew && ++_blockRounds <= StreamBlockReadAhead.MaxRounds)
+            if (_blocks.StartCurrent(cmd, out grew)) return !(_blocksWaiting = true);
         _blocksDone = true;
-        if (_blocksWaiting) { _blocks.Pin(); return true; }
-        return !(_blocksWaiting = _blocks.StartCurrent(cmd));
+        return true;
     }
 
     private bool RecordReadsStarted(CommandDefinition cmd, bool requestsBehind)
@@ -84,6 +90,7 @@ internal sealed class ReadAhead
         _done = false;
         _blocksDone = false;
         _blocksWaiting = false;
+        _blockRounds = 0;
         _blocks.Executed();
     }
 
@@ -141,7 +148,6 @@ internal sealed class ReadAhead
         }
         parser.Reset(); // the last look may have stopped inside a request received in part
         _done = true;
-        if (_blocksWaiting) _blocksDone = false; // the next pass pins what was read
         var records = st.ReadAheadDone();
         return _blocks.Wait() is { } blocks ? Task.WhenAll(records, blocks) : records;
     }

@@ -6,42 +6,55 @@
 // Invariants:
 //  - A plan is a hint: it reads only listed extents of the stream version it looked at (under the record's shared lock,
 //    inside the store's Read), never changes anything, and a block it missed is read synchronously (and counted).
+//  - A range plan stops at a block it only partly covers until that block's bytes are known (then it counts its entries
+//    in range): a command takes at most MaxRounds rounds of reads, then runs (a block still missing is read on the thread).
 //  - The pins belong to the current request only (Executed clears them); at most MaxBlocksPerCommand per request and
 //    MaxBlocksInFlight per wait, so one command cannot fill memory.
 //  - Which blocks, per command: XRANGE/XREVRANGE the blocks overlapping the range up to COUNT live entries; XREAD the
 //    blocks after each ID; XREADGROUP ">" those after the group's last ID, a history ID the blocks of the consumer's
 //    pending IDs; XCLAIM/XDEL the blocks of the IDs named; XAUTOCLAIM those of the group's pending IDs from start;
-//    XINFO STREAM the first block (FULL: the first COUNT entries); XTRIM and XADD with a trim the first block.
+//    XINFO STREAM the first block (FULL: the first COUNT entries); XTRIM and XADD with an exact trim the first block.
 using Garnet.server.Commands;
 using Garnet.server.Objects;
 using Garnet.server.Objects.Streams;
 
 namespace Garnet.server.Session;
 
-internal sealed class StreamBlockReadAhead(RespServerSession session)
+internal sealed class StreamBlockReadAhead
 {
-    public const int MaxBlocksPerCommand = 64, MaxBlocksInFlight = 512;
+    private readonly RespServerSession _session;
+    public const int MaxBlocksPerCommand = 64, MaxBlocksInFlight = 512, MaxRounds = 3;
 
     private readonly List<(long Offset, Task<byte[]?> Read)> _current = [];
     private readonly List<Task<byte[]?>> _waits = [];
     private readonly List<StreamBlock> _plan = [];
-    private StreamSpillFile? _file;
 
     /// <summary>The blocks pinned for the current request (by spill-file offset), or null.</summary>
     public Dictionary<long, byte[]>? Pinned { get; private set; }
 
-    /// <summary>Plans the current request's blocks: true when reads were started (await Wait(), then Pin()).</summary>
-    public bool StartCurrent(CommandDefinition cmd)
+    private readonly Func<StreamBlock, byte[]?> _known;
+
+    public StreamBlockReadAhead(RespServerSession session)
     {
-        _current.Clear();
+        _session = session;
+        _known = b => Pinned is { } pins && pins.TryGetValue(b.SpillOffset, out var bytes) && bytes.Length == b.Used ? bytes
+            : b.Spill!.TryCached(b.SpillOffset, b.Used, out bytes, countHit: false) ? bytes : null;
+    }
+
+    /// <summary>Plans the current request's blocks (again, after a round of reads: a plan may stop at a block it must
+    /// read to know how far to go): true when reads were started (await Wait(), then Pin(), then call this again).
+    /// grew: blocks were added to the plan's pins (when none had to be awaited, plan again at once).</summary>
+    public bool StartCurrent(CommandDefinition cmd, out bool grew)
+    {
         Plan(cmd);
         bool waiting = false;
+        grew = false;
         foreach (var b in _plan)
         {
-            if (b.Spill is not { } file) continue;
-            _file = file;
+            if (b.Spill is not { } file || Pinned?.ContainsKey(b.SpillOffset) == true) continue;
             var read = file.TryCached(b.SpillOffset, b.Used, out var bytes) ? Task.FromResult<byte[]?>(bytes) : file.ReadAsync(b.SpillOffset, b.Used);
             _current.Add((b.SpillOffset, read));
+            grew = true;
             if (!read.IsCompleted) { _waits.Add(read); waiting = true; }
         }
         _plan.Clear();
@@ -56,7 +69,7 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
         Plan(cmd);
         foreach (var b in _plan)
         {
-            if (b.Spill is not { } file || file.TryCached(b.SpillOffset, b.Used, out _)) continue;
+            if (b.Spill is not { } file || file.TryCached(b.SpillOffset, b.Used, out _, countHit: false)) continue;
             var read = file.ReadAsync(b.SpillOffset, b.Used);
             if (!read.IsCompleted) _waits.Add(read);
         }
@@ -69,7 +82,8 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
         if (_waits.Count == 0) return null;
         var all = Task.WhenAll(_waits);
         _waits.Clear();
-        return all.ContinueWith(static _ => { }, TaskContinuationOptions.ExecuteSynchronously);
+        // The reads complete on the disk reader's thread: the connection resumes on the thread pool, never there.
+        return all.ContinueWith(static _ => { }, TaskContinuationOptions.ExecuteSynchronously | TaskContinuationOptions.RunContinuationsAsynchronously);
     }
 
     /// <summary>After the wait: the current request's blocks become its pins.</summary>
@@ -108,8 +122,9 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
                 case "xclaim": PlanIds(1, 5); break;
                 case "xautoclaim": PlanAutoClaim(); break;
                 case "xinfo|stream": PlanInfo(); break;
-                case "xtrim": PlanFirst(1); break;
-                case "xadd": if (HasArg(2, "MAXLEN") || HasArg(2, "MINID")) PlanFirst(1); break;
+                // An exact trim may mark entries of the first block deleted (an approximate one removes whole blocks only).
+                case "xtrim": if (!HasArg(2, "~")) PlanFirst(1); break;
+                case "xadd": if ((HasArg(2, "MAXLEN") || HasArg(2, "MINID")) && !HasArg(2, "~")) PlanFirst(1); break;
             }
         }
         catch (Exception ex) when (ex is IndexOutOfRangeException or ArgumentOutOfRangeException or InvalidOperationException)
@@ -118,8 +133,8 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
         }
     }
 
-    private int Argc => session.Argc;
-    private ReadOnlySpan<byte> Arg(int i) => session.Arg(i);
+    private int Argc => _session.Argc;
+    private ReadOnlySpan<byte> Arg(int i) => _session.Arg(i);
 
     private bool HasArg(int from, string word)
     {
@@ -137,7 +152,7 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
     {
         var found = new List<StreamBlock>();
         var op = new CollectionOp<StreamObject>(ObjectKind.Stream, st => { look(st, found); return false; }, touches: false);
-        if (session.Storage.PeekObject(key, op)) _plan.AddRange(found.Take(MaxBlocksPerCommand - _plan.Count));
+        if (_session.Storage.PeekObject(key, op)) _plan.AddRange(found.Take(MaxBlocksPerCommand - _plan.Count));
     }
 
     private static bool TryBound(ReadOnlySpan<byte> a, bool isStart, out StreamId id)
@@ -156,7 +171,7 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
         if (!TryBound(Arg(reverse ? 3 : 2), true, out var start) || !TryBound(Arg(reverse ? 2 : 3), false, out var end)) return;
         long count = CountAt(4);
         if (count == 0) return;
-        Peek(Arg(1), (st, list) => st.Entries.SpilledBlocksOfRange(start, end, reverse, count, list, MaxBlocksPerCommand));
+        Peek(Arg(1), (st, list) => st.Entries.SpilledBlocksOfRange(start, end, reverse, count, list, MaxBlocksPerCommand, _known));
     }
 
     private void PlanRead(bool group)
@@ -181,13 +196,13 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
                 Peek(Arg(streams + k), (st, list) =>
                 {
                     if (st.FindGroup(groupName) is { } g && g.LastId.TryIncrement(out var from))
-                        st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand);
+                        st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known);
                 });
             }
             else if (StreamId.TryParse(idArg, 0, out var after, out _) && after.TryIncrement(out var from))
             {
                 if (!group)
-                    Peek(Arg(streams + k), (st, list) => st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand));
+                    Peek(Arg(streams + k), (st, list) => st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known));
                 else if (groupName is not null)
                     Peek(Arg(streams + k), (st, list) =>
                     {
@@ -241,7 +256,7 @@ internal sealed class StreamBlockReadAhead(RespServerSession session)
     {
         if (Argc < 3) return;
         long count = IsWord(3, "FULL") ? (CountAt(4) is var c && c >= 0 ? c : 10) : 1;
-        Peek(Arg(2), (st, list) => st.Entries.SpilledBlocksOfRange(StreamId.Min, StreamId.Max, false, count <= 0 ? -1 : count, list, MaxBlocksPerCommand));
+        Peek(Arg(2), (st, list) => st.Entries.SpilledBlocksOfRange(StreamId.Min, StreamId.Max, false, count <= 0 ? -1 : count, list, MaxBlocksPerCommand, _known));
     }
 
     private void PlanFirst(int keyAt)

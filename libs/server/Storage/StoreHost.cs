@@ -53,6 +53,7 @@ public sealed class StoreHost : IDisposable
             DiskReadMode = settings.DiskReadMode,
             Clock = () => Clock.NowMs,
         });
+        StreamSpill.Readers = Store.Readers; // stream blocks are read ahead on the store's disk reader
         // One line when the device starts failing and one when it recovers, never one per command.
         Store.Log.DeviceStateChanged = error =>
         {

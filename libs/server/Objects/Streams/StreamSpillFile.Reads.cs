@@ -27,6 +27,10 @@ public sealed partial class StreamSpillFile
     public long ReadsWaitedOnThread => Interlocked.Read(ref _waitedReads);
     /// <summary>Block reads answered from the pins or the cache.</summary>
     public long CacheHits => Interlocked.Read(ref _cacheHits);
+    /// <summary>The store's disk reader (io_uring or its reader threads) for asynchronous reads; null: the thread pool's
+    /// RandomAccess.ReadAsync. The code after a read is short and never blocks (it may run on the ring's thread); who
+    /// awaits a read (StreamBlockReadAhead.Wait) resumes on the thread pool.</summary>
+    public Garnet.storage.Devices.DiskReaders? Readers { get; set; }
     /// <summary>Bytes of blocks the cache may keep (set from --memory by the store).</summary>
     public long CacheCapacity { get => _cache.Capacity; set => _cache.Capacity = value; }
 
@@ -82,10 +86,10 @@ public sealed partial class StreamSpillFile
     }
 
     /// <summary>The bytes of a block when the cache has them (no read).</summary>
-    internal bool TryCached(long offset, int length, out byte[] bytes)
+    internal bool TryCached(long offset, int length, out byte[] bytes, bool countHit = true)
     {
         if (!_cache.TryGet(offset, length, out bytes)) return false;
-        Interlocked.Increment(ref _cacheHits);
+        if (countHit) Interlocked.Increment(ref _cacheHits);
         return true;
     }
 
@@ -111,7 +115,9 @@ public sealed partial class StreamSpillFile
             int done = 0;
             while (done < length)
             {
-                int n = await RandomAccess.ReadAsync(_handle, bytes.AsMemory(done), offset + done).ConfigureAwait(false);
+                int n = Readers is { } readers
+                    ? await readers.ReadAsync(_handle, bytes.AsMemory(done), offset + done, shortContinuation: true).ConfigureAwait(false)
+                    : await RandomAccess.ReadAsync(_handle, bytes.AsMemory(done), offset + done).ConfigureAwait(false);
                 if (n <= 0) return null;
                 done += n;
             }
@@ -120,7 +126,7 @@ public sealed partial class StreamSpillFile
             CacheIfListed(offset, bytes);
             return bytes;
         }
-        catch (Exception ex) when (ex is IOException or ObjectDisposedException or UnauthorizedAccessException) { return null; }
+        catch (Exception ex) when (ex is IOException or ObjectDisposedException or UnauthorizedAccessException or InvalidOperationException) { return null; }
         finally
         {
             lock (_inFlight) _inFlight.Remove(offset);
