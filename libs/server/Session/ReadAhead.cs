@@ -47,8 +47,12 @@ internal sealed class ReadAhead
     {
         if (!_done && RecordReadsStarted(cmd, requestsBehind)) return false;
         if (_blocksDone || !StreamBlocksEnabled || cmd.Group != "stream" || !_session.CanFinishLater) return true;
-        if (_blocksWaiting) _blocks.Pin();
-        _blocksWaiting = false;
+        if (_blocksWaiting)
+        {
+            _blocks.Pin();
+            _blocksWaiting = false;
+            if (!_blocks.NeedsReplan) { _blocksDone = true; return true; } // the plan was complete: run
+        }
         // Plan, read, plan again with what was read (a range plan stops at a partly covered block it has not seen yet).
         bool grew = true;
         while (grew && ++_blockRounds <= StreamBlockReadAhead.MaxRounds)

@@ -8,7 +8,8 @@
 //    inside the store's Read), never changes anything, and a block it missed is read synchronously (and counted).
 //  - A range plan stops at a block it only partly covers until that block's bytes are known (then it counts its entries
 //    in range): a command takes at most MaxRounds rounds of reads, then runs (a block still missing is read on the thread).
-//  - The pins belong to the current request only (Executed clears them); at most MaxBlocksPerCommand per request and
+//  - The pins belong to the current request only (Executed clears them); blocks read for requests behind are held by
+//    this connection (at most MaxBlocksBehind) until one of its requests uses them; at most MaxBlocksPerCommand per request and
 //    MaxBlocksInFlight per wait, so one command cannot fill memory.
 //  - Which blocks, per command: XRANGE/XREVRANGE the blocks overlapping the range up to COUNT live entries; XREAD the
 //    blocks after each ID; XREADGROUP ">" those after the group's last ID, a history ID the blocks of the consumer's
@@ -23,11 +24,14 @@ namespace Garnet.server.Session;
 internal sealed class StreamBlockReadAhead
 {
     private readonly RespServerSession _session;
-    public const int MaxBlocksPerCommand = 64, MaxBlocksInFlight = 512, MaxRounds = 3;
+    public const int MaxBlocksPerCommand = 64, MaxBlocksInFlight = 512, MaxRounds = 3, MaxBlocksBehind = 64;
 
     private readonly List<(long Offset, Task<byte[]?> Read)> _current = [];
     private readonly List<Task<byte[]?>> _waits = [];
     private readonly List<StreamBlock> _plan = [];
+    // Blocks read for requests behind the current one, kept here (not only in the shared cache, which other connections
+    // may cycle through meanwhile) until that request takes them; at most MaxBlocksBehind (then forgotten at once).
+    private readonly Dictionary<long, Task<byte[]?>> _behind = [];
 
     /// <summary>The blocks pinned for the current request (by spill-file offset), or null.</summary>
     public Dictionary<long, byte[]>? Pinned { get; private set; }
@@ -38,6 +42,7 @@ internal sealed class StreamBlockReadAhead
     {
         _session = session;
         _known = b => Pinned is { } pins && pins.TryGetValue(b.SpillOffset, out var bytes) && bytes.Length == b.Used ? bytes
+            : _behind.TryGetValue(b.SpillOffset, out var early) && early.IsCompletedSuccessfully && early.Result is { } ready && ready.Length == b.Used ? ready
             : b.Spill!.TryCached(b.SpillOffset, b.Used, out bytes, countHit: false) ? bytes : null;
     }
 
@@ -47,12 +52,14 @@ internal sealed class StreamBlockReadAhead
     public bool StartCurrent(CommandDefinition cmd, out bool grew)
     {
         Plan(cmd);
+        NeedsReplan = _partial; // before a request behind is planned
         bool waiting = false;
         grew = false;
         foreach (var b in _plan)
         {
             if (b.Spill is not { } file || Pinned?.ContainsKey(b.SpillOffset) == true) continue;
-            var read = file.TryCached(b.SpillOffset, b.Used, out var bytes) ? Task.FromResult<byte[]?>(bytes) : file.ReadAsync(b.SpillOffset, b.Used);
+            var read = _behind.Remove(b.SpillOffset, out var early) && early.IsCompletedSuccessfully && early.Result is { } ready ? Task.FromResult<byte[]?>(ready)
+                : file.TryCached(b.SpillOffset, b.Used, out var bytes) ? Task.FromResult<byte[]?>(bytes) : file.ReadAsync(b.SpillOffset, b.Used);
             _current.Add((b.SpillOffset, read));
             grew = true;
             if (!read.IsCompleted) { _waits.Add(read); waiting = true; }
@@ -69,8 +76,10 @@ internal sealed class StreamBlockReadAhead
         Plan(cmd);
         foreach (var b in _plan)
         {
-            if (b.Spill is not { } file || file.TryCached(b.SpillOffset, b.Used, out _, countHit: false)) continue;
+            if (b.Spill is not { } file || _behind.ContainsKey(b.SpillOffset)) continue;
             var read = file.ReadAsync(b.SpillOffset, b.Used);
+            if (_behind.Count >= MaxBlocksBehind) _behind.Clear();
+            _behind[b.SpillOffset] = read;
             if (!read.IsCompleted) _waits.Add(read);
         }
         _plan.Clear();
@@ -107,9 +116,16 @@ internal sealed class StreamBlockReadAhead
 
     // ---- planning ----
 
+    private bool _partial; // the last plan stopped at a block it had to read first: plan again after the reads
+
+    /// <summary>After the current request's reads: whether its plan must be made again (it stopped at a block it has
+    /// now read); false: the plan was complete, run the command.</summary>
+    public bool NeedsReplan { get; private set; }
+
     private void Plan(CommandDefinition cmd)
     {
         _plan.Clear();
+        _partial = false;
         try
         {
             switch (cmd.FullName)
@@ -139,12 +155,12 @@ internal sealed class StreamBlockReadAhead
     private bool HasArg(int from, string word)
     {
         for (int i = from; i < Argc; i++)
-            if (Arg(i).Length == word.Length && System.Text.Encoding.ASCII.GetString(Arg(i)).Equals(word, StringComparison.OrdinalIgnoreCase)) return true;
+            if (System.Text.Ascii.EqualsIgnoreCase(Arg(i), word)) return true;
         return false;
     }
 
     private bool IsWord(int i, string word) =>
-        i < Argc && Arg(i).Length == word.Length && System.Text.Encoding.ASCII.GetString(Arg(i)).Equals(word, StringComparison.OrdinalIgnoreCase);
+        i < Argc && System.Text.Ascii.EqualsIgnoreCase(Arg(i), word);
 
     /// <summary>Runs look on key's stream when its record is in memory (no disk read is awaited here).</summary>
     /// A look that completes later (the record left memory meanwhile) fills a list nobody reads.
@@ -163,7 +179,7 @@ internal sealed class StreamBlockReadAhead
         return StreamId.TryParse(a, isStart ? 0 : ulong.MaxValue, out id, out _);
     }
 
-    private long CountAt(int i) => IsWord(i, "COUNT") && i + 1 < Argc && long.TryParse(System.Text.Encoding.ASCII.GetString(Arg(i + 1)), out long n) ? n : -1;
+    private long CountAt(int i) => IsWord(i, "COUNT") && i + 1 < Argc && System.Buffers.Text.Utf8Parser.TryParse(Arg(i + 1), out long n, out int used) && used == Arg(i + 1).Length ? n : -1;
 
     private void PlanRange(bool reverse)
     {
@@ -171,7 +187,7 @@ internal sealed class StreamBlockReadAhead
         if (!TryBound(Arg(reverse ? 3 : 2), true, out var start) || !TryBound(Arg(reverse ? 2 : 3), false, out var end)) return;
         long count = CountAt(4);
         if (count == 0) return;
-        Peek(Arg(1), (st, list) => st.Entries.SpilledBlocksOfRange(start, end, reverse, count, list, MaxBlocksPerCommand, _known));
+        Peek(Arg(1), (st, list) => _partial |= !st.Entries.SpilledBlocksOfRange(start, end, reverse, count, list, MaxBlocksPerCommand, _known));
     }
 
     private void PlanRead(bool group)
@@ -196,13 +212,13 @@ internal sealed class StreamBlockReadAhead
                 Peek(Arg(streams + k), (st, list) =>
                 {
                     if (st.FindGroup(groupName) is { } g && g.LastId.TryIncrement(out var from))
-                        st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known);
+                        _partial |= !st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known);
                 });
             }
             else if (StreamId.TryParse(idArg, 0, out var after, out _) && after.TryIncrement(out var from))
             {
                 if (!group)
-                    Peek(Arg(streams + k), (st, list) => st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known));
+                    Peek(Arg(streams + k), (st, list) => _partial |= !st.Entries.SpilledBlocksOfRange(from, StreamId.Max, false, count, list, MaxBlocksPerCommand, _known));
                 else if (groupName is not null)
                     Peek(Arg(streams + k), (st, list) =>
                     {
@@ -256,7 +272,7 @@ internal sealed class StreamBlockReadAhead
     {
         if (Argc < 3) return;
         long count = IsWord(3, "FULL") ? (CountAt(4) is var c && c >= 0 ? c : 10) : 1;
-        Peek(Arg(2), (st, list) => st.Entries.SpilledBlocksOfRange(StreamId.Min, StreamId.Max, false, count <= 0 ? -1 : count, list, MaxBlocksPerCommand, _known));
+        Peek(Arg(2), (st, list) => _partial |= !st.Entries.SpilledBlocksOfRange(StreamId.Min, StreamId.Max, false, count <= 0 ? -1 : count, list, MaxBlocksPerCommand, _known));
     }
 
     private void PlanFirst(int keyAt)
