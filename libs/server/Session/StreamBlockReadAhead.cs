@@ -6,6 +6,8 @@
 // Invariants:
 //  - A plan is a hint: it reads only listed extents of the stream version it looked at (under the record's shared lock,
 //    inside the store's Read), never changes anything, and a block it missed is read synchronously (and counted).
+//  - A block the page cache holds is copied at once (StreamSpillFile.TryReadFromPageCache, never waits); only the
+//    others are read asynchronously and awaited.
 //  - A range plan stops at a block it only partly covers until that block's bytes are known (then it counts its entries
 //    in range): a command takes at most MaxRounds rounds of reads, then runs (a block still missing is read on the thread).
 //  - The pins belong to the current request only (Executed clears them); blocks read for requests behind are held by
@@ -59,7 +61,9 @@ internal sealed class StreamBlockReadAhead
         {
             if (b.Spill is not { } file || Pinned?.ContainsKey(b.SpillOffset) == true) continue;
             var read = _behind.Remove(b.SpillOffset, out var early) && early.IsCompletedSuccessfully && early.Result is { } ready ? Task.FromResult<byte[]?>(ready)
-                : file.TryCached(b.SpillOffset, b.Used, out var bytes) ? Task.FromResult<byte[]?>(bytes) : file.ReadAsync(b.SpillOffset, b.Used);
+                : file.TryCached(b.SpillOffset, b.Used, out var bytes) ? Task.FromResult<byte[]?>(bytes)
+                : file.TryReadFromPageCache(b.SpillOffset, b.Used) is { } copied ? Task.FromResult<byte[]?>(copied)
+                : file.ReadAsync(b.SpillOffset, b.Used);
             _current.Add((b.SpillOffset, read));
             grew = true;
             if (!read.IsCompleted) { _waits.Add(read); waiting = true; }
