@@ -246,6 +246,10 @@ public static class InfoBuilder
         // Streams larger than their share of memory (docs/objects-streams.md) and the free-space guard (--min-free-disk).
         Line(sb, "stream_spill_bytes", server.Store.StreamSpill.Bytes);
         Line(sb, "stream_spill_reads", server.Store.StreamSpill.Reads);
+        Line(sb, "stream_spill_reads_async", server.Store.StreamSpill.AsyncReads);
+        Line(sb, "stream_spill_reads_page_cache", server.Store.StreamSpill.PageCacheReads);
+        Line(sb, "stream_spill_reads_waited_on_thread", server.Store.StreamSpill.ReadsWaitedOnThread);
+        Line(sb, "stream_spill_cache_hits", server.Store.StreamSpill.CacheHits);
         Line(sb, "stream_spill_live_bytes", server.Store.StreamSpill.ListedBytes);
         Line(sb, "stream_spill_reclaimed_bytes", server.Store.StreamSpill.ReclaimedBytes);
         Line(sb, "stream_spill_reclaim_rounds", server.Store.SpillReclaimer.Rounds);

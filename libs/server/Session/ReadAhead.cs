@@ -10,6 +10,9 @@
 //  - Only keys named by the command table are read (for EXEC: those of the queued commands; for EVAL/EVALSHA/FCALL: the
 //    numkeys keys), in the selected database; other keys a command touches (MOVE's target database, a SELECT inside
 //    MULTI, keys a script names without declaring them) wait for the disk the old way.
+//  - Stream commands take a second step once their records are in memory (StreamBlockReadAhead): the spilled blocks
+//    they will read are read the same way (request unconsumed, awaited without a thread) and pinned for the run. At most
+//    one such step per request, after the record step.
 using Garnet.common.Resp;
 using Garnet.server.Commands;
 
@@ -21,21 +24,51 @@ internal sealed class ReadAhead
     public const int MaxRequestsAhead = 64;
 
     private readonly RespServerSession _session;
+    private readonly StreamBlockReadAhead _blocks;
     private bool _done; // the current request's reads are done: run it
+    private bool _blocksDone; // the current request's stream blocks were looked for (and read, if any were missing)
+    private bool _blocksWaiting; // Start awaits block reads for the current request
+    private int _blockRounds; // rounds of block reads for the current request
 
-    public ReadAhead(RespServerSession session) => _session = session;
+    public ReadAhead(RespServerSession session)
+    {
+        _session = session;
+        _blocks = new StreamBlockReadAhead(session);
+    }
+
+    /// <summary>Stream blocks read for the current request (StreamSpillFile.EnterRequest), or null.</summary>
+    public Dictionary<long, byte[]>? PinnedBlocks => _blocks.Pinned;
+
+    private static bool StreamBlocksEnabled => Garnet.server.Objects.Streams.StreamSpillFile.BlockReadAhead;
 
     /// <summary>True when cmd may run now; false when reads of its keys were started (the caller leaves the request
     /// unconsumed and awaits Pending, then runs it again).</summary>
     public bool Ready(CommandDefinition cmd, bool requestsBehind)
     {
-        if (_done) return true;
-        if (!_session.CanFinishLater || (cmd.DefersDiskReads && !requestsBehind)) return true;
+        if (!_done && RecordReadsStarted(cmd, requestsBehind)) return false;
+        if (_blocksDone || !StreamBlocksEnabled || cmd.Group != "stream" || !_session.CanFinishLater) return true;
+        if (_blocksWaiting)
+        {
+            _blocks.Pin();
+            _blocksWaiting = false;
+            if (!_blocks.NeedsReplan) { _blocksDone = true; return true; } // the plan was complete: run
+        }
+        // Plan, read, plan again with what was read (a range plan stops at a partly covered block it has not seen yet).
+        bool grew = true;
+        while (grew && ++_blockRounds <= StreamBlockReadAhead.MaxRounds)
+            if (_blocks.StartCurrent(cmd, out grew)) return !(_blocksWaiting = true);
+        _blocksDone = true;
+        return true;
+    }
+
+    private bool RecordReadsStarted(CommandDefinition cmd, bool requestsBehind)
+    {
+        if (!_session.CanFinishLater || (cmd.DefersDiskReads && !requestsBehind)) return false;
         bool exec = IsExecOfQueuedCommands(cmd);
-        if (!cmd.HasStoreKeys && !exec && !IsScriptCall(cmd)) return true;
+        if (!cmd.HasStoreKeys && !exec && !IsScriptCall(cmd)) return false;
         var st = _session.Storage;
-        if (!st.HasDiskData) return true;
-        return !(exec ? StartQueuedReads() : StartReads(cmd));
+        if (!st.HasDiskData) return false;
+        return exec ? StartQueuedReads() : StartReads(cmd);
     }
 
     /// <summary>EVAL, EVALSHA, FCALL and their _RO forms: numkeys at argument 2, then the keys (a script runs under every
@@ -56,7 +89,14 @@ internal sealed class ReadAhead
     }
 
     /// <summary>The current request has been executed (or refused): the next one is read ahead again.</summary>
-    public void Executed() => _done = false;
+    public void Executed()
+    {
+        _done = false;
+        _blocksDone = false;
+        _blocksWaiting = false;
+        _blockRounds = 0;
+        _blocks.Executed();
+    }
 
     private bool StartReads(CommandDefinition cmd)
     {
@@ -108,10 +148,11 @@ internal sealed class ReadAhead
             var cmd = _session.Server.Commands.Find(_session.Arg(0));
             if (cmd is { HasSubcommands: true } && parser.ArgCount >= 2) cmd = cmd.FindSubcommand(_session.Arg(1));
             if (cmd is null || !(cmd.HasStoreKeys || IsScriptCall(cmd)) || !cmd.ArityMatches(parser.ArgCount)) continue;
-            StartReads(cmd);
+            if (!StartReads(cmd) && StreamBlocksEnabled && cmd.Group == "stream") _blocks.StartBehind(cmd);
         }
         parser.Reset(); // the last look may have stopped inside a request received in part
         _done = true;
-        return st.ReadAheadDone();
+        var records = st.ReadAheadDone();
+        return _blocks.Wait() is { } blocks ? Task.WhenAll(records, blocks) : records;
     }
 }

@@ -456,7 +456,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
         bool feed = Server.Monitors.Count > 0 && Clients.MonitorFeed.Shows(cmd);
         if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript: false); feed = false; }
-        RunLocked(cmd);
+        // A stream command finds the spilled blocks its read-ahead loaded; any other read of the spill file is counted.
+        var spillScope = Objects.Streams.StreamSpillFile.EnterRequest(_readAhead.PinnedBlocks);
+        try { RunLocked(cmd); }
+        finally { spillScope.Exit(); }
         if (feed) Server.Monitors.Feed(this, fromScript: false);
         // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
         if (_tracking is { CachingGiven: true } && _transaction is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _tracking.CachingGiven = false;

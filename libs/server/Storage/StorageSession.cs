@@ -230,6 +230,18 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
+    /// <summary>Runs a read-only op on key's collection only if its record is in memory: true when it ran. Never waits
+    /// for the disk, counts no lookup, touches nothing, reports no event (a read-ahead's look, StreamBlockReadAhead).
+    /// When the record is on disk its read is issued and op runs when that completes (ReadAheadDone awaits it).</summary>
+    public bool PeekObject(ReadOnlySpan<byte> key, ObjectOperation op)
+    {
+        op.Error = null;
+        op.NoTouch = true;
+        NoOutput none = default;
+        var st = Objects().Read(StoredKey(key), ref op, ref none);
+        return !st.IsPending() && st.IsFound() && op.Error is null;
+    }
+
     /// <summary>Runs a change of a collection (creating it if the operation does; see ObjectFunctions).</summary>
     public Status UpdateObject(ReadOnlySpan<byte> key, ObjectOperation op, int db = -1)
     {

@@ -40,7 +40,8 @@ public sealed class StoreHost : IDisposable
             _logger.LogInformation("Removing {Count} log segment files of an earlier run from {Dir} (data is recovered from checkpoints)", stale.Count, dir);
             foreach (var f in stale) File.Delete(f);
         }
-        StreamSpill = new Objects.Streams.StreamSpillFile(dir);
+        // The cache of spilled blocks read back: 1/32 of the memory budget, 1 MB to 64 MB (as a stream's hot share).
+        StreamSpill = new Objects.Streams.StreamSpillFile(dir) { CacheCapacity = Math.Clamp(settings.MemoryBytes / 32, 1L << 20, 64L << 20) };
         Store = new KVStore(new KVStoreSettings
         {
             Directory = dir,
@@ -52,6 +53,7 @@ public sealed class StoreHost : IDisposable
             DiskReadMode = settings.DiskReadMode,
             Clock = () => Clock.NowMs,
         });
+        StreamSpill.Readers = Store.Readers; // stream blocks are read ahead on the store's disk reader
         // One line when the device starts failing and one when it recovers, never one per command.
         Store.Log.DeviceStateChanged = error =>
         {

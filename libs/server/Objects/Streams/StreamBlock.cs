@@ -47,9 +47,34 @@ internal sealed class StreamBlock
     public StreamBlock Readable()
     {
         if (Spill is null) return this;
-        var b = new StreamBlock { Master = Master, MasterFields = MasterFields, Data = Spill.Read(SpillOffset, Used), Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+        var b = WithData(Spill.Read(SpillOffset, Used));
         if (!b.Decodes()) throw new InvalidDataException($"stream block at {SpillOffset} ({Used} bytes) in {Spill.Path} does not hold the block's entries (its space was freed or overwritten)");
         return b;
+    }
+
+    // A read-only view of this block over data (the bytes of its entries).
+    private StreamBlock WithData(byte[] data) =>
+        new() { Master = Master, MasterFields = MasterFields, Data = data, Used = Used, Count = Count, Live = Live, Last = Last, Shared = true };
+
+    /// <summary>The live entries with start &lt;= ID &lt;= end among this block's entries, decoded from data (its bytes:
+    /// Data, or those of its extent read from the spill file); 0 when they do not decode.</summary>
+    public int LiveBetween(byte[] data, StreamId start, StreamId end)
+    {
+        if (data.Length < Used) return 0;
+        var b = WithData(data);
+        int at = 0, n = 0;
+        try
+        {
+            for (int i = 0; i < Count; i++)
+            {
+                var id = b.ReadHeader(at, out byte flags, out int body);
+                if (id > end) break;
+                at = b.ReadBody(body, flags, null);
+                if ((flags & FlagDeleted) == 0 && id >= start) n++;
+            }
+        }
+        catch (Exception ex) when (ex is IndexOutOfRangeException or ArgumentOutOfRangeException or OverflowException) { return 0; }
+        return n;
     }
 
     // Whether Data decodes to Count entries, ending at Used, with IDs strictly increasing from Master to Last, each with

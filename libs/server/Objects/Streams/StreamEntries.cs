@@ -96,8 +96,7 @@ internal sealed class StreamEntries
     {
         var b = _blocks[bi];
         if (!b.IsSpilled) return b;
-        var h = b.Readable();
-        h.Shared = false;
+        var h = b.Readable(); // stays Shared: its bytes may be the spill file's cached ones (a change copies them)
         HeapBytes += h.HeapBytes - b.HeapBytes;
         HotDataBytes += h.DataBytes;
         SpilledBytes -= b.Used;
@@ -117,6 +116,39 @@ internal sealed class StreamEntries
             else hi = mid - 1;
         }
         return found;
+    }
+
+    /// <summary>The spilled blocks Range(start, end, reverse) reads to give count (-1: all) live entries, at most max of
+    /// them (StreamBlockReadAhead reads them before the command runs). known gives the bytes of a spilled block when
+    /// they are at hand (pinned or cached), else null. The first block the range only partly covers (the scan's start)
+    /// gives an unknown number of entries: unless its bytes are known (then they are counted), the plan stops after it
+    /// and returns false (the caller plans again once it has been read); true when the plan is complete.</summary>
+    internal bool SpilledBlocksOfRange(StreamId start, StreamId end, bool reverse, long count, List<StreamBlock> into, int max, Func<StreamBlock, byte[]?> known)
+    {
+        if (start > end || _blocks.Count == 0) return true;
+        long live = 0;
+        int bi = reverse ? BlockAtOrBefore(end) : Math.Max(0, BlockAtOrBefore(start));
+        for (; bi >= 0 && bi < _blocks.Count && into.Count < max; bi += reverse ? -1 : 1)
+        {
+            var b = _blocks[bi];
+            if (reverse ? b.Last < start : b.Master > end) return true;
+            if (b.Last < start) continue;
+            byte[]? bytes = b.IsSpilled ? known(b) : b.Data;
+            if (b.IsSpilled) into.Add(b);
+            if (count <= 0) continue;
+            if (b.Master >= start && b.Last <= end) live += b.Live;
+            else if (bytes is null) return false; // a partly covered block not read yet: plan the rest after it
+            else live += b.LiveBetween(bytes, start, end);
+            if (live >= count) return true;
+        }
+        return true;
+    }
+
+    /// <summary>The spilled block that would hold id, if any.</summary>
+    internal StreamBlock? SpilledBlockHolding(StreamId id)
+    {
+        int bi = BlockAtOrBefore(id);
+        return bi >= 0 && _blocks[bi] is { IsSpilled: true } b && b.Last >= id ? b : null;
     }
 
     public StreamId? FirstId()

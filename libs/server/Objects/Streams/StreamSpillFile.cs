@@ -29,7 +29,6 @@ public sealed partial class StreamSpillFile : IDisposable
     private readonly List<(long Offset, int Length)> _extents = []; // in offset order, under _lock
     private long _tail;
     private long _listedBytes;
-    private long _reads;
     private long _reclaimed;
     private int _disposed;
     private volatile bool _punchUnsupported;
@@ -47,8 +46,6 @@ public sealed partial class StreamSpillFile : IDisposable
     public long ListedBytes => Interlocked.Read(ref _listedBytes);
     /// <summary>Bytes of extents freed (holes punched) so far.</summary>
     public long ReclaimedBytes => Interlocked.Read(ref _reclaimed);
-    /// <summary>Block reads served from the file.</summary>
-    public long Reads => Interlocked.Read(ref _reads);
     /// <summary>False once the file system refused to punch a hole (space is then kept until restart).</summary>
     public bool CanReclaim => !_punchUnsupported;
     /// <summary>Told once when the file system cannot punch holes (the reclaimer logs it).</summary>
@@ -72,21 +69,6 @@ public sealed partial class StreamSpillFile : IDisposable
             throw;
         }
         return at;
-    }
-
-    /// <summary>The length bytes written at offset.</summary>
-    public byte[] Read(long offset, int length)
-    {
-        var bytes = new byte[length];
-        int done = 0;
-        while (done < length)
-        {
-            int n = RandomAccess.Read(_handle, bytes.AsSpan(done), offset + done);
-            if (n <= 0) throw new IOException($"stream block at {offset} ({length} bytes) is past the end of {Path}");
-            done += n;
-        }
-        Interlocked.Increment(ref _reads);
-        return bytes;
     }
 
     /// <summary>The listed extents below end (a mark round's candidates), in offset order.</summary>
@@ -162,6 +144,7 @@ public sealed partial class StreamSpillFile : IDisposable
         if (gapHasFreed) holes.Add((gapFrom, _tail));
         _extents.Clear();
         _extents.AddRange(kept);
+        _cache.Remove(set); // a freed extent is never served from the cache (a stale reference then reads the hole)
         _listedBytes -= freed;
         _reclaimed += freed;
         return freed;
