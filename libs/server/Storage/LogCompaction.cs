@@ -244,41 +244,31 @@ public sealed class LogCompaction : IDisposable
         using (var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions()))
         using (var it = new KeyIterator(store, begin, until) { IncludeExpired = true, UseSweepVerdicts = !withoutVerdicts })
         {
-            var batch = new List<IteratedRecord>();
             var serializer = new ServerObjectSerializer(_host.StreamSpill);
-            bool more = true;
-            while (more)
+            await foreach (var r in it.RecordsAsync(4096, maxPages: 4, cancel).ConfigureAwait(false))
             {
-                cancel.ThrowIfCancellationRequested();
-                batch.Clear();
-                // A few pages per call: a log of mostly garbage yields few records, and cancellation is checked between calls.
-                more = await it.NextBatchAsync(batch, 4096, maxPages: 4).ConfigureAwait(false);
-                foreach (var r in batch)
+                examined++;
+                if (r.Key.Length < 2) continue;
+                int stripe = KeyLocks.StripeOf(r.Key.AsSpan(2));
+                _host.Locks.EnterDetached(stripe, KeyLockMode.Exclusive);
+                try
                 {
-                    cancel.ThrowIfCancellationRequested();
-                    examined++;
-                    if (r.Key.Length < 2) continue;
-                    int stripe = KeyLocks.StripeOf(r.Key.AsSpan(2));
-                    _host.Locks.EnterDetached(stripe, KeyLockMode.Exclusive);
-                    try
+                    if (!_host.IsMappedPhysicalId((r.Key[0] << 8) | r.Key[1])) continue; // a flushed database: the purge deletes it
+                    if (!await store.IsNewestRecordAsync(r.Key, r.Address).ConfigureAwait(false)) continue;
+                    if (r.Expiration != 0 && r.Expiration <= _host.Clock.NowMs)
                     {
-                        if (!_host.IsMappedPhysicalId((r.Key[0] << 8) | r.Key[1])) continue; // a flushed database: the purge deletes it
-                        if (!await store.IsNewestRecordAsync(r.Key, r.Address).ConfigureAwait(false)) continue;
-                        if (r.Expiration != 0 && r.Expiration <= _host.Clock.NowMs)
-                        {
-                            // Expired and still the newest record: nothing else can write the key while we hold its lock.
-                            if (session.Delete(r.Key).IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
-                            expired++;
-                            continue;
-                        }
-                        var status = r.IsObject
-                            ? session.Upsert(r.Key, serializer.Deserialize(r.Value), r.Expiration)
-                            : session.Upsert(r.Key, r.Value, r.Expiration, r.Kind); // the kind tag of an inline collection
-                        if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
-                        copied++;
+                        // Expired and still the newest record: nothing else can write the key while we hold its lock.
+                        if (session.Delete(r.Key).IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
+                        expired++;
+                        continue;
                     }
-                    finally { _host.Locks.ExitDetached(stripe, KeyLockMode.Exclusive); }
+                    var status = r.IsObject
+                        ? session.Upsert(r.Key, serializer.Deserialize(r.Value), r.Expiration)
+                        : session.Upsert(r.Key, r.Value, r.Expiration, r.Kind); // the kind tag of an inline collection
+                    if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
+                    copied++;
                 }
+                finally { _host.Locks.ExitDetached(stripe, KeyLockMode.Exclusive); }
             }
         }
         _host.CountExpired(expired);
@@ -308,20 +298,12 @@ public sealed class LogCompaction : IDisposable
         var writes = new OpResult();
         using var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
         using var it = new KeyIterator(store, from, end) { IncludeExpired = true, UseSweepVerdicts = false, ExpiredBy = _host.Clock.NowMs };
-        var batch = new List<IteratedRecord>();
-        bool more = true;
-        while (more)
+        await foreach (var r in it.RecordsAsync(4096, maxPages: 4, cancel).ConfigureAwait(false))
         {
-            cancel.ThrowIfCancellationRequested();
-            batch.Clear();
-            more = await it.NextBatchAsync(batch, 4096, maxPages: 4).ConfigureAwait(false);
-            foreach (var r in batch)
-            {
-                // DeleteIfExpired looks at the key's newest record itself: a newer live version or a tombstone keeps it.
-                var status = session.DeleteIfExpired(r.Key, lookOnDisk: true);
-                if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
-                else if ((status & Status.Expired) != 0) deleted++;
-            }
+            // DeleteIfExpired looks at the key's newest record itself: a newer live version or a tombstone keeps it.
+            var status = session.DeleteIfExpired(r.Key, lookOnDisk: true);
+            if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
+            else if ((status & Status.Expired) != 0) deleted++;
         }
         deleted += writes.ExpiredDeletes;
         _host.CountExpired(deleted);

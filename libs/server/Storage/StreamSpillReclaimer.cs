@@ -108,18 +108,10 @@ public sealed class StreamSpillReclaimer
                 var serializer = new ServerObjectSerializer(_spill);
                 using var it = new KeyIterator(_host.Store) { IncludeExpired = true, OnlyKind = (int)ObjectKind.Stream };
                 if (BeforeScan is { } hook) await hook().ConfigureAwait(false);
-                var batch = new List<IteratedRecord>();
-                bool more = true;
-                while (more)
-                {
-                    cancel.ThrowIfCancellationRequested();
-                    batch.Clear();
-                    more = await it.NextBatchAsync(batch, 256, maxPages: 16).ConfigureAwait(false);
-                    foreach (var r in batch)
-                        if (r.IsObject && serializer.Deserialize(r.Value) is StreamObject st)
-                            foreach (var b in st.Entries.Blocks)
-                                if (b.IsSpilled) scanned.Add(b.SpillOffset);
-                }
+                await foreach (var r in it.RecordsAsync(256, maxPages: 16, cancel).ConfigureAwait(false))
+                    if (r.IsObject && serializer.Deserialize(r.Value) is StreamObject st)
+                        foreach (var b in st.Entries.Blocks)
+                            if (b.IsSpilled) scanned.Add(b.SpillOffset);
             }
             finally { marked = _spill.EndMark(); }
             marked.UnionWith(scanned); // what the scan found, and what copies and deserializations noted meanwhile

@@ -144,6 +144,26 @@ public sealed class KeyIterator : IDisposable
         return Cursor < End;
     }
 
+    /// <summary>Every record NextBatchAsync yields, up to max per call and maxPages pages per call (so cancellation is
+    /// checked between calls, even where a log of mostly garbage yields few records).</summary>
+    public async IAsyncEnumerable<IteratedRecord> RecordsAsync(int max, int maxPages,
+        [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancel = default)
+    {
+        var batch = new List<IteratedRecord>();
+        bool more = true;
+        while (more)
+        {
+            cancel.ThrowIfCancellationRequested();
+            batch.Clear();
+            more = await NextBatchAsync(batch, max, maxPages).ConfigureAwait(false);
+            foreach (var r in batch)
+            {
+                cancel.ThrowIfCancellationRequested();
+                yield return r;
+            }
+        }
+    }
+
     private ValueTask<bool> IsNewestBelowEndAsync(byte[] record, long address) => IsNewestBelowAsync(_store, record, address, End);
 
     /// <summary>True when no other record of the same key lies in (address, end) (walking the chain from the index).</summary>
