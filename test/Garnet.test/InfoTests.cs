@@ -314,7 +314,21 @@ public class InfoTests : ServerFixture
         var db = mux.GetDatabase(1);
         db.StringSet("se:hit", "1");
         var groups = server.Info();
-        Assert.That(groups.Select(g => g.Key), Is.SupersetOf(new[] { "Server", "Clients", "Memory", "Stats", "Keyspace" }));
+        // StackExchange.Redis 2.9 sometimes keeps RESP3's verbatim "txt:" prefix (it depends on where the reply falls in its
+        // read buffer: the same INFO passed once the reply was one key longer), so "# Server" arrives as a "txt" pair of
+        // its default group. Our bytes are Redis's (checked raw below); that one header is the client's to get right.
+        var names = groups.Select(g => g.Key).ToList();
+        if (protocol == RedisProtocol.Resp3 && !names.Contains("Server")
+            && groups.Single(g => g.Key == "miscellaneous").Any(p => p.Key == "txt" && p.Value == "# Server"))
+            names.Add("Server");
+        Assert.That(names, Is.SupersetOf(new[] { "Server", "Clients", "Memory", "Stats", "Keyspace" }));
+        using (var raw = _server.Client())
+        {
+            if (protocol == RedisProtocol.Resp3) raw.Execute("HELLO", "3");
+            var reply = raw.Execute("INFO");
+            Assert.That(reply.Type, Is.EqualTo(protocol == RedisProtocol.Resp3 ? RespType.Verbatim : RespType.BulkString));
+            Assert.That(reply.Text, Does.StartWith("# Server\r\nredis_version:"));
+        }
         long hits = long.Parse(server.Info("stats").Single().Single(p => p.Key == "keyspace_hits").Value);
         db.StringGet("se:hit");
         long hitsAfter = long.Parse(server.Info("stats").Single().Single(p => p.Key == "keyspace_hits").Value);
