@@ -90,24 +90,29 @@ public sealed class LogCompaction : IDisposable
     {
         var buried = new List<byte[]>();
         long dropped = await _host.Store.DropExpiredOnDiskAsync(buried, cancel, waitForSweep).ConfigureAwait(false);
-        if (buried.Count > 0)
-        {
-            var writes = new OpResult();
-            using var session = _host.Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
-            int inFlight = 0;
-            foreach (var key in buried)
-            {
-                cancel.ThrowIfCancellationRequested();
-                var status = session.DeleteIfExpired(key, lookOnDisk: true);
-                if (status.IsPending()) inFlight++;
-                else if ((status & Status.Expired) != 0) dropped++;
-                if (inFlight == 256) { await session.CompletePendingAsync().ConfigureAwait(false); inFlight = 0; }
-            }
-            await session.CompletePendingAsync().ConfigureAwait(false);
-            dropped += writes.ExpiredDeletes; // the completions of those that went to disk
-        }
+        if (buried.Count > 0) dropped += await DeleteIfExpiredAsync(buried.ToAsyncEnumerable(), cancel).ConfigureAwait(false);
         _host.CountExpired(dropped);
         return dropped;
+    }
+
+    /// <summary>Deletes each key whose newest record has expired (DeleteIfExpired with lookOnDisk: a newer live version or
+    /// a tombstone keeps it), with up to 256 disk reads in flight. Returns how many went; the caller counts them out.</summary>
+    private async Task<long> DeleteIfExpiredAsync(IAsyncEnumerable<byte[]> keys, CancellationToken cancel)
+    {
+        var writes = new OpResult();
+        using var session = _host.Store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
+        long deleted = 0;
+        int inFlight = 0;
+        await foreach (var key in keys.WithCancellation(cancel).ConfigureAwait(false))
+        {
+            cancel.ThrowIfCancellationRequested();
+            var status = session.DeleteIfExpired(key, lookOnDisk: true);
+            if (status.IsPending()) inFlight++;
+            else if ((status & Status.Expired) != 0) deleted++;
+            if (inFlight == 256) { await session.CompletePendingAsync().ConfigureAwait(false); inFlight = 0; }
+        }
+        await session.CompletePendingAsync().ConfigureAwait(false);
+        return deleted + writes.ExpiredDeletes; // the completions of those that went to disk
     }
 
     public long Runs { get; private set; }
@@ -294,18 +299,8 @@ public sealed class LogCompaction : IDisposable
         long end = log.PageStart(log.PageOf(log.HeadAddress));
         long from = Math.Max(log.BeginAddress, end >> bits << bits);
         if (from >= end) return 0;
-        long deleted = 0;
-        var writes = new OpResult();
-        using var session = store.NewSession<StringInput, StringOutput, StringFunctions>(new StringFunctions { Writes = writes });
         using var it = new KeyIterator(store, from, end) { IncludeExpired = true, UseSweepVerdicts = false, ExpiredBy = _host.Clock.NowMs };
-        await foreach (var r in it.RecordsAsync(4096, maxPages: 4, cancel).ConfigureAwait(false))
-        {
-            // DeleteIfExpired looks at the key's newest record itself: a newer live version or a tombstone keeps it.
-            var status = session.DeleteIfExpired(r.Key, lookOnDisk: true);
-            if (status.IsPending()) await session.CompletePendingAsync().ConfigureAwait(false);
-            else if ((status & Status.Expired) != 0) deleted++;
-        }
-        deleted += writes.ExpiredDeletes;
+        long deleted = await DeleteIfExpiredAsync(it.RecordsAsync(4096, maxPages: 4, cancel).Select(r => r.Key), cancel).ConfigureAwait(false);
         _host.CountExpired(deleted);
         return deleted;
     }
