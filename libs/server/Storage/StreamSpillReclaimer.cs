@@ -81,6 +81,9 @@ public sealed class StreamSpillReclaimer
         }
     }
 
+    /// <summary>Whether the background task would start a round at its next poll (a round is not running).</summary>
+    public bool Settled => _one.CurrentCount == 1 && (!_spill.CanReclaim || !Due());
+
     private bool Due()
     {
         long t = Threshold;
