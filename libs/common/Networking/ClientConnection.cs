@@ -4,8 +4,10 @@
 //    send, repeat. Requests of one connection never run concurrently, and replies keep their order.
 //  - No new bytes are read while replies are being sent, so a slow reader holds at most one flush
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
-//  - The receive buffer starts at InitialReceiveSize, doubles only as request bytes actually arrive,
-//    never holds more than the query buffer limit, and shrinks back once the connection is idle. Buffers above
+//  - The receive buffer starts at InitialReceiveSize and doubles only as request bytes actually arrive: when a request
+//    needs more room, or when receives fill it (a pipelining client: up to PipelineReceiveSize, so a deep pipeline is
+//    read, run and answered in a few large steps instead of one small receive and one send per 4 KB). It never holds
+//    more than the query buffer limit, and shrinks back once the connection is idle and its receives have stayed small. Buffers above
 //    LargeBuffers.PoolLimit are not pooled: they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the
 //    connection goes idle or closes, also when it closes in the middle of a large request. A rented buffer may be
 //    larger than asked for; only Capacity bytes of it (the query buffer limit + 1) are ever used.
@@ -29,6 +31,10 @@ namespace Garnet.common.Networking;
 public sealed class ClientConnection : ISessionChannel
 {
     public const int InitialReceiveSize = 4096;
+    /// <summary>Largest receive buffer a pipelining client's full receives grow it to (larger requests grow it further).</summary>
+    public const int PipelineReceiveSize = 128 * 1024;
+    /// <summary>Receives in a row that bring less than a quarter of the receive size before it halves.</summary>
+    private const int SmallReceivesBeforeShrink = 32;
     private const int Idle = 0, Busy = 1, Closed = 2;
 
     private readonly Socket _socket;
@@ -37,6 +43,8 @@ public sealed class ClientConnection : ISessionChannel
     private readonly InputBuffer _in = new();
     private IRequestHandler _handler = null!;
     private int _state;
+    private int _receiveSize = InitialReceiveSize; // what receives have lately needed (see the file comment)
+    private int _smallReceives;
     private int _closeRequested;
     private long _bytesIn, _bytesOut;
     private readonly SemaphoreSlim _sendGate = new(1, 1);
@@ -94,9 +102,12 @@ public sealed class ClientConnection : ISessionChannel
             _in.Data = LargeBuffers.Rent(InitialReceiveSize);
             while (true)
             {
+                GrowToReceiveSize();
                 if (!MakeRoom()) break;
-                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, Capacity - _in.End), SocketFlags.None).ConfigureAwait(false);
+                int space = Capacity - _in.End;
+                int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, space), SocketFlags.None).ConfigureAwait(false);
                 if (n <= 0) break;
+                NoteReceive(n, space);
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
                 await _sendGate.WaitAsync().ConfigureAwait(false);
                 _in.End += n;
@@ -313,14 +324,46 @@ public sealed class ClientConnection : ISessionChannel
         return true;
     }
 
+    /// <summary>A receive that filled its space doubles the receive size (more bytes were waiting); a long run of small
+    /// receives halves it.</summary>
+    private void NoteReceive(int received, int space)
+    {
+        if (received == space && _receiveSize < PipelineReceiveSize)
+        {
+            _receiveSize *= 2;
+            _smallReceives = 0;
+        }
+        else if (received < _receiveSize / 4 && _receiveSize > InitialReceiveSize)
+        {
+            if (++_smallReceives < SmallReceivesBeforeShrink) return;
+            _receiveSize /= 2;
+            _smallReceives = 0;
+        }
+        else _smallReceives = 0;
+    }
+
+    /// <summary>Makes the receive buffer at least the receive size (within the query buffer limit), keeping unread bytes.</summary>
+    private void GrowToReceiveSize()
+    {
+        int size = (int)Math.Min(_receiveSize, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+        if (_in.Data.Length >= size) return;
+        int count = _in.Count;
+        var nb = LargeBuffers.Rent(size);
+        _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
+        LargeBuffers.Return(_in.Data);
+        _in.Data = nb;
+        _in.Start = 0;
+        _in.End = count;
+    }
+
     private void ShrinkIdle()
     {
         _in.Start = _in.End = 0;
         _handler.OnIdle();
-        if (_in.Data.Length > InitialReceiveSize * 4)
+        if (_in.Data.Length > Math.Max(_receiveSize, InitialReceiveSize * 4))
         {
             LargeBuffers.Return(_in.Data);
-            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
+            _in.Data = LargeBuffers.Rent(_receiveSize);
         }
     }
 

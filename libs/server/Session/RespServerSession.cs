@@ -310,6 +310,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public ProcessResult Process(InputBuffer input)
     {
         var result = ProcessRequests(input);
+        _timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
         if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
         return result;
@@ -319,7 +320,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
-        _lastCommandEnd = 0; // the first command of a batch reads the clock when it starts
+        _timer.BeginBatch(Server);
         while (true)
         {
             if (_killed || _closeAfterReply) return ProcessResult.Close;
@@ -652,9 +653,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Writer.Limit = Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
-        // One clock reading per command: within a batch a command starts when the one before it ended (its parsing and
-        // dispatch count as its own time).
-        long started = _lastCommandEnd != 0 ? _lastCommandEnd : System.Diagnostics.Stopwatch.GetTimestamp();
+        // Within a batch a command starts when the one before it ended (its parsing and dispatch count as its own time);
+        // back-to-back fast commands share clock readings (Metrics/CommandTimer).
+        bool mayGroup = Metrics.CommandTimer.MayGroup(Server, cmd);
+        long started = _timer.Start(Server, mayGroup);
         try
         {
             _propagateAs = null;
@@ -718,11 +720,13 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
-        _lastCommandEnd = System.Diagnostics.Stopwatch.GetTimestamp();
-        Metrics.CommandObserver.Ran(this, cmd, _lastCommandEnd - started, _errors != errorsBefore);
+        bool failed = _errors != errorsBefore;
+        bool small = _deferredWork is null && !_closeAfterReply && Writer.Length - mark < Metrics.CommandTimer.SmallReply;
+        long ticks = _timer.Ended(Server, cmd, started, failed, mayGroup, small);
+        if (ticks >= 0) Metrics.CommandObserver.Ran(this, cmd, ticks, failed);
     }
 
-    private long _lastCommandEnd; // Stopwatch timestamp at which the last command of this batch ended, or 0
+    private readonly Metrics.CommandTimer _timer = new();
 
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
     private void KeysChanged(CommandDefinition cmd)

@@ -44,6 +44,45 @@ public class CommandStatsTests : ServerFixture
     }
 
     [Test]
+    public void PipelinedCommandsTimedInGroupsAreCountedExactly()
+    {
+        // Fast commands of a pipeline share clock readings in groups of up to 32 (Metrics/CommandTimer); a group closes when
+        // full, before a command that is not fast, after a big reply and at the end of the batch. Each command is still
+        // counted exactly once, with its failures, and the time of the batch is spread over them.
+        using var c = _server.Client();
+        RespAssert.Simple(c.Execute("SET", "cg:s", "text"), "OK");
+        RespAssert.Simple(c.Execute("SET", "cg:big", new string('b', 40_000)), "OK");
+        RespAssert.Simple(c.Execute("CONFIG", "RESETSTAT"), "OK");
+        var pipeline = new System.Text.StringBuilder();
+        int gets = 0, incrs = 0, sets = 0, bigs = 0;
+        for (int i = 0; i < 700; i++)
+        {
+            if (i % 97 == 0) { pipeline.Append("*3\r\n$3\r\nSET\r\n$4\r\ncg:n\r\n$1\r\n1\r\n"); sets++; }      // not fast
+            else if (i % 45 == 0) { pipeline.Append("*2\r\n$3\r\nGET\r\n$6\r\ncg:big\r\n"); bigs++; }           // fast, big
+            else if (i % 10 == 0) { pipeline.Append("*2\r\n$4\r\nINCR\r\n$4\r\ncg:s\r\n"); incrs++; }           // fast, fails
+            else { pipeline.Append("*2\r\n$3\r\nGET\r\n$4\r\ncg:s\r\n"); gets++; }
+        }
+        using (var raw = new RawResp(_server.Port))
+        {
+            for (int round = 0; round < 3; round++)
+            {
+                raw.SendRaw(pipeline.ToString());
+                for (int i = 0; i < 700; i++) raw.Read();
+            }
+        }
+        var info = Info(c, "commandstats");
+        var get = Stat(info, "cmdstat_get");
+        Assert.That(get["calls"], Is.EqualTo((3 * (gets + bigs)).ToString()));
+        Assert.That(get["failed_calls"], Is.EqualTo("0"));
+        Assert.That(long.Parse(get["usec"]), Is.GreaterThan(0), "the batches' time is charged to their commands");
+        var incr = Stat(info, "cmdstat_incr");
+        Assert.That((incr["calls"], incr["failed_calls"]), Is.EqualTo(((3 * incrs).ToString(), (3 * incrs).ToString())));
+        Assert.That(Stat(info, "cmdstat_set")["calls"], Is.EqualTo((3 * sets).ToString()));
+        var latency = Info(c, "latencystats");
+        Assert.That(latency.Has("latency_percentiles_usec_get"), "grouped commands reach the latency histograms too");
+    }
+
+    [Test]
     public void CommandstatsCountCallsFailuresAndRejections()
     {
         using var c = _server.Client();

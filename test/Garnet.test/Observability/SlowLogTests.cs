@@ -114,4 +114,35 @@ public class SlowLogTests : ServerFixture
         var names = _c.Execute("SLOWLOG", "GET", "-1").Elements!.Select(e => e.Elements![3].Elements![0].Text).ToList();
         Assert.That(names, Does.Contain("SET").And.Contain("MULTI").And.Not.Contain("EXEC"), "EXEC is skip_slowlog; its commands are logged");
     }
+
+    [Test]
+    public void PipelinedFastCommandsAreTimedInGroupsOnlyAboveOneMillisecond()
+    {
+        // slowlog-log-slower-than 0 (this fixture): every command is timed alone, so each pipelined GET is logged.
+        _c.Execute("SET", "sl:g", "v");
+        RespAssert.Simple(_c.Execute("SLOWLOG", "RESET"), "OK");
+        using (var raw = new RawResp(_server.Port))
+        {
+            raw.SendRaw(string.Concat(Enumerable.Repeat("*2\r\n$3\r\nGET\r\n$4\r\nsl:g\r\n", 50)));
+            for (int i = 0; i < 50; i++) raw.Read();
+        }
+        var entries = _c.Execute("SLOWLOG", "GET", "-1").Elements!;
+        Assert.That(entries.Count(e => e.Elements![3].Elements![0].Text == "GET"), Is.EqualTo(50), "fine grain: each GET timed alone");
+
+        // At 1 ms, fast commands in a pipeline share clock readings (Metrics/CommandTimer) and never reach the log, while
+        // a command that is not fast is timed alone: a script that runs for 5 ms between GETs is logged, and only it.
+        RespAssert.Simple(_c.Execute("CONFIG", "SET", "slowlog-log-slower-than", "1000"), "OK");
+        RespAssert.Simple(_c.Execute("SLOWLOG", "RESET"), "OK");
+        const string busy = "local t = redis.call('TIME') local start = t[1] * 1000000 + t[2] " +
+                            "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= 5000 return 1";
+        using (var raw = new RawResp(_server.Port))
+        {
+            var gets = string.Concat(Enumerable.Repeat("*2\r\n$3\r\nGET\r\n$4\r\nsl:g\r\n", 40));
+            raw.SendRaw(gets + System.Text.Encoding.ASCII.GetString(RespClient.Encode(["EVAL", busy, "0"])) + gets);
+            for (int i = 0; i < 81; i++) raw.Read();
+        }
+        var logged = _c.Execute("SLOWLOG", "GET", "-1").Elements!.Select(e => e.Elements![3].Elements![0].Text).ToList();
+        Assert.That(logged, Does.Contain("EVAL"));
+        Assert.That(logged, Does.Not.Contain("GET"));
+    }
 }
