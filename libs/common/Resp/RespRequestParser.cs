@@ -92,12 +92,17 @@ public sealed class RespRequestParser
             ArgsInScratch = false;
             if (input[0] != (byte)'*') return ParseInline(input, out consumed);
 
-            int cr = input.IndexOf((byte)'\r');
-            if (cr < 0)
-                return input.Length > RespLimits.InlineMaxSize ? Fail("Protocol error: too big mult bulk count string") : ParseStatus.Incomplete;
-            if (cr + 1 >= input.Length) return ParseStatus.Incomplete;
-            if (!TryParseLong(input.Slice(1, cr - 1), out long count) || count > int.MaxValue)
-                return Fail("Protocol error: invalid multibulk length");
+            if (!TryDigitsToCr(input, 1, out long count, out int cr))
+            {
+                cr = input.IndexOf((byte)'\r');
+                if (cr < 0)
+                    return input.Length > RespLimits.InlineMaxSize ? Fail("Protocol error: too big mult bulk count string") : ParseStatus.Incomplete;
+                if (cr + 1 >= input.Length) return ParseStatus.Incomplete;
+                if (!TryParseLong(input.Slice(1, cr - 1), out count) || count > int.MaxValue)
+                    return Fail("Protocol error: invalid multibulk length");
+            }
+            else if (cr + 1 >= input.Length) return ParseStatus.Incomplete;
+            if (count > int.MaxValue) return Fail("Protocol error: invalid multibulk length");
             if (count > RespLimits.UnauthenticatedMaxMultibulk && !Authenticated)
                 return Fail("Protocol error: unauthenticated multibulk length");
             if (count <= 0)
@@ -116,14 +121,22 @@ public sealed class RespRequestParser
             if (_bulkLen < 0)
             {
                 var rest = input.Slice(_pos);
-                int cr = rest.IndexOf((byte)'\r');
-                if (cr < 0)
-                    return rest.Length > RespLimits.InlineMaxSize ? Fail("Protocol error: too big bulk count string") : ParseStatus.Incomplete;
-                if (cr + 1 >= rest.Length) return ParseStatus.Incomplete;
-                if (rest[0] != (byte)'$')
-                    return Fail($"Protocol error: expected '$', got '{(char)rest[0]}'");
-                if (!TryParseLong(rest.Slice(1, cr - 1), out long len) || len < 0 || len > _limits.ProtoMaxBulkLen
-                    || len > RespLimits.AbsoluteMaxBuffer - 2)
+                if (rest.Length > 1 && rest[0] == (byte)'$' && TryDigitsToCr(rest, 1, out long len, out int cr))
+                {
+                    if (cr + 1 >= rest.Length) return ParseStatus.Incomplete;
+                }
+                else
+                {
+                    cr = rest.IndexOf((byte)'\r');
+                    if (cr < 0)
+                        return rest.Length > RespLimits.InlineMaxSize ? Fail("Protocol error: too big bulk count string") : ParseStatus.Incomplete;
+                    if (cr + 1 >= rest.Length) return ParseStatus.Incomplete;
+                    if (rest[0] != (byte)'$')
+                        return Fail($"Protocol error: expected '$', got '{(char)rest[0]}'");
+                    if (!TryParseLong(rest.Slice(1, cr - 1), out len) || len < 0)
+                        return Fail("Protocol error: invalid bulk length");
+                }
+                if (len > _limits.ProtoMaxBulkLen || len > RespLimits.AbsoluteMaxBuffer - 2)
                     return Fail("Protocol error: invalid bulk length");
                 if (len > RespLimits.UnauthenticatedMaxBulk && !Authenticated)
                     return Fail("Protocol error: unauthenticated bulk length");
@@ -164,6 +177,26 @@ public sealed class RespRequestParser
     }
 
     /// <summary>Redis's string2ll: optional '-', digits, no leading zeros or '+', no spaces.</summary>
+    /// <summary>The common case of a count line, without a search: 1 to 18 digits (no sign, no leading zero) from start,
+    /// then '\r' at cr. False for anything else, which the general path (IndexOf, TryParseLong) then parses or rejects.</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private static bool TryDigitsToCr(ReadOnlySpan<byte> s, int start, out long value, out int cr)
+    {
+        value = 0;
+        cr = -1;
+        int i = start, end = Math.Min(s.Length, start + 18);
+        for (; i < end; i++)
+        {
+            uint digit = (uint)(s[i] - '0');
+            if (digit > 9) break;
+            value = value * 10 + digit;
+        }
+        int digits = i - start;
+        if (digits == 0 || i >= s.Length || s[i] != (byte)'\r' || (digits > 1 && s[start] == (byte)'0')) return false;
+        cr = i;
+        return true;
+    }
+
     public static bool TryParseLong(ReadOnlySpan<byte> s, out long value)
     {
         value = 0;
