@@ -115,6 +115,12 @@ public class ProtocolTests : ServerFixture
     [TestCase("*1\r\n$-5\r\n", "ERR Protocol error: invalid bulk length")]
     [TestCase("*1\r\n$abc\r\n", "ERR Protocol error: invalid bulk length")]
     [TestCase("*1\r\n$9999999999\r\n", "ERR Protocol error: invalid bulk length")]
+    // Around the parser's digits-only fast path (checked against redis-server 7.0): leading zeros, 21 digits, a letter.
+    [TestCase("*01\r\n", "ERR Protocol error: invalid multibulk length")]
+    [TestCase("*99999999999999999999\r\n", "ERR Protocol error: invalid multibulk length")]
+    [TestCase("*1\r\n$01\r\n", "ERR Protocol error: invalid bulk length")]
+    [TestCase("*1\r\n$123456789012345678901\r\n", "ERR Protocol error: invalid bulk length")]
+    [TestCase("*1\r\n$5x\r\n", "ERR Protocol error: invalid bulk length")]
     [TestCase("ECHO \"unbalanced\r\n", "ERR Protocol error: unbalanced quotes in request")]
     [TestCase("ECHO \"a\"b\r\n", "ERR Protocol error: unbalanced quotes in request")]
     public void ProtocolErrorsCloseTheConnection(string input, string error)
