@@ -7,10 +7,11 @@
 //  - The receive buffer starts at InitialReceiveSize and doubles only as request bytes actually arrive: when a request
 //    needs more room, or when receives fill it (a pipelining client: up to PipelineReceiveSize, so a deep pipeline is
 //    read, run and answered in a few large steps instead of one small receive and one send per 4 KB). It never holds
-//    more than the query buffer limit, and shrinks back once the connection is idle and its receives have stayed small. Buffers above
-//    LargeBuffers.PoolLimit are not pooled: they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the
-//    connection goes idle or closes, also when it closes in the middle of a large request. A rented buffer may be
-//    larger than asked for; only Capacity bytes of it (the query buffer limit + 1) are ever used.
+//    more than the query buffer limit, and shrinks back once the connection is idle and its receives have stayed
+//    small (32 in a row under a quarter of the size halve it). Buffers above LargeBuffers.PoolLimit are not pooled:
+//    they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the connection goes idle or closes, also
+//    when it closes in the middle of a large request. A rented buffer may be larger than asked for; only Capacity
+//    bytes of it (the query buffer limit + 1) are ever used.
 //  - Pushes (ISessionChannel.Push, from any thread) wait in a push buffer bounded by RespLimits.Push. The send gate is
 //    held by the receive loop from a batch's first request until its replies are sent, and by whoever drains pushes:
 //    so a push never lands inside a batch's replies, and a push to an idle connection is sent by the pushing thread.

@@ -176,7 +176,6 @@ public sealed class RespRequestParser
         _args[_argCount++] = new ArgSlice(offset, length);
     }
 
-    /// <summary>Redis's string2ll: optional '-', digits, no leading zeros or '+', no spaces.</summary>
     /// <summary>The common case of a count line, without a search: 1 to 18 digits (no sign, no leading zero) from start,
     /// then '\r' at cr. False for anything else, which the general path (IndexOf, TryParseLong) then parses or rejects.</summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
@@ -197,6 +196,7 @@ public sealed class RespRequestParser
         return true;
     }
 
+    /// <summary>Redis's string2ll: optional '-', digits, no leading zeros or '+', no spaces.</summary>
     public static bool TryParseLong(ReadOnlySpan<byte> s, out long value)
     {
         value = 0;
