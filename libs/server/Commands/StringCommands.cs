@@ -60,7 +60,9 @@ public static class StringCommands
         // (the connection's later requests wait, in order; other connections go on).
         var storage = s.Storage;
         storage.DeferPending = s.CanFinishLater;
-        var st = storage.Read(s.Arg(1), ref input);
+        // Read optimistically (RunLocked): the value is copied without the record's lock, and the reply is thrown away and
+        // the GET run again under the key's stripe if a writer of the key ran meanwhile (KeyLocks, optimistic reads).
+        var st = storage.Read(s.Arg(1), ref input, validatedByCaller: s.ReadIsValidatedAfter);
         if (st.IsPending())
         {
             var key = s.Arg(1).ToArray();

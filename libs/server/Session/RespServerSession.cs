@@ -642,6 +642,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private bool _optimisticRead;   // RunLocked began an optimistic read of the command's key (CommandKeyLocks)
 
+    /// <summary>The running command reads its key optimistically: RunHandler checks afterwards that no writer of the key
+    /// (exclusive or single-key) ran meanwhile, and runs it again under the key's stripe if one did.</summary>
+    internal bool ReadIsValidatedAfter => _optimisticRead;
+
     /// <summary>
     /// Runs cmd's handler with its locks held by the caller. A write that succeeded is logged to the AOF (or to the
     /// running transaction's batch) and breaks the WATCHes of its keys, before the caller releases the locks.

@@ -17,9 +17,11 @@
 //  - A thread that runs several commands under stripes it took once (EXEC) declares them with Hold: while held, its own
 //    Enter/Exit of those stripes, and EnterAll/ExitAll over them, do nothing, so it never waits on itself.
 //  - A single-key read may instead read optimistically (TryBeginOptimisticRead / ValidateOptimisticRead): it writes
-//    nothing to the stripe, and is valid only if no exclusive holder (of its stripe, or EnterAll) was present at its
-//    start or its end and none came and went in between: each exclusive Exit bumps the stripe's version, each ExitAll
-//    bumps the all-version, before clearing the word or flag. A read that fails validation is redone under Enter.
+//    nothing to the stripe, and is valid only if no writer (an exclusive or single-key Write holder of its stripe, or
+//    EnterAll) was present at its start or its end and none came and went in between: each exclusive or Write Exit bumps
+//    the stripe's version, each ExitAll bumps the all-version, before clearing the word, count or flag. A read that fails
+//    validation is redone under Enter. So a validated read saw no write of its key at all, which lets GET copy a value
+//    without the record's lock (StoreSession.Read, validatedByCaller).
 namespace Garnet.server.Storage;
 
 public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
@@ -129,27 +131,31 @@ public sealed class KeyLocks
             Volatile.Write(ref _versions[stripe], _versions[stripe] + 1); // before the word clears: see the header
             Volatile.Write(ref _words[stripe], 0);
         }
-        else Interlocked.Add(ref _words[stripe], -Unit(mode));
+        else
+        {
+            if (mode == KeyLockMode.Write) Interlocked.Increment(ref _versions[stripe]); // before the count drops: see the header
+            Interlocked.Add(ref _words[stripe], -Unit(mode));
+        }
     }
 
-    /// <summary>Starts an optimistic single-key read of stripe: false when an exclusive holder is there (or coming), in
-    /// which case the caller takes the stripe with Enter instead. Writes nothing shared.</summary>
+    /// <summary>Starts an optimistic single-key read of stripe: false when a writer (exclusive or Write) is there (or
+    /// coming), in which case the caller takes the stripe with Enter instead. Writes nothing shared.</summary>
     public bool TryBeginOptimisticRead(int stripe, out long token)
     {
         token = 0;
         if (Volatile.Read(ref _all) != 0) return false;
         int all = Volatile.Read(ref _allVersion);
-        if ((Volatile.Read(ref _words[stripe]) & Busy) != 0) return false;
+        if ((Volatile.Read(ref _words[stripe]) & (Busy | WriteMask)) != 0) return false;
         token = ((long)all << 32) | (uint)Volatile.Read(ref _versions[stripe]);
         return true;
     }
 
-    /// <summary>Whether an optimistic read begun with token saw no exclusive holder's work: no holder now, and none
-    /// came and went since the start (the versions are unchanged).</summary>
+    /// <summary>Whether an optimistic read begun with token saw no writer's work: no exclusive or Write holder now, and
+    /// none came and went since the start (the versions are unchanged).</summary>
     public bool ValidateOptimisticRead(int stripe, long token)
     {
         Volatile.ReadBarrier(); // the read's loads happen before these
-        if ((Volatile.Read(ref _words[stripe]) & Busy) != 0) return false;
+        if ((Volatile.Read(ref _words[stripe]) & (Busy | WriteMask)) != 0) return false;
         if (Volatile.Read(ref _versions[stripe]) != (int)token) return false;
         return Volatile.Read(ref _all) == 0 && Volatile.Read(ref _allVersion) == (int)(token >> 32);
     }

@@ -79,12 +79,13 @@ public sealed class StorageSession : IDisposable
         return new StringOutput { Result = Result };
     }
 
-    public Status Read(ReadOnlySpan<byte> key, ref StringInput input, int db = -1)
+    /// <summary>validatedByCaller: see StoreSession.Read (the caller's key-stripe check after the command, RunHandler).</summary>
+    public Status Read(ReadOnlySpan<byte> key, ref StringInput input, int db = -1, bool validatedByCaller = false)
     {
         bool defer = DeferPending;
         DeferPending = false; // for this read only
         var output = Output();
-        var st = _session.Read(StoredKey(key, db < 0 ? Database : db), ref input, ref output);
+        var st = _session.Read(StoredKey(key, db < 0 ? Database : db), ref input, ref output, validatedByCaller);
         if (st.IsPending())
         {
             if (defer)

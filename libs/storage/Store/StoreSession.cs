@@ -77,17 +77,21 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // Read
     // ------------------------------------------------------------------------------------------------------
 
-    public Status Read(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output)
+    /// <remarks>validatedByCaller: the caller checks afterwards that no writer of this key ran during the read (and redoes
+    /// it otherwise), and its Reader only copies the value's bytes: a byte record in the mutable region is then read
+    /// without its shared lock (readers of a hot key on several cores no longer move its header line between them). A
+    /// torn copy is possible and must be thrown away by the caller; an object record is always read locked.</remarks>
+    public Status Read(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, bool validatedByCaller = false)
     {
         _store.Epoch.Acquire();
-        try { return ReadCore(key, KeyHashOf(key), ref input, ref output); }
+        try { return ReadCore(key, KeyHashOf(key), ref input, ref output, validatedByCaller); }
         finally { _store.Epoch.Release(); }
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong KeyHashOf(ReadOnlySpan<byte> key) => Util.KeyHash.Hash(key);
 
-    private Status ReadCore(ReadOnlySpan<byte> key, ulong hash, ref TInput input, ref TOutput output)
+    private Status ReadCore(ReadOnlySpan<byte> key, ulong hash, ref TInput input, ref TOutput output, bool validatedByCaller = false)
     {
         var spin = new SpinWait();
         while (true)
@@ -105,7 +109,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             bool mutable = address >= _log.SafeReadOnlyAddress; // in-place updates may still happen down to SafeReadOnly
             if ((Volatile.Read(ref info) & RecordInfo.Tombstone) != 0) return Status.NotFound;
             if (_store.IsExpired(rec)) return Status.NotFound | Status.Expired;
-            if (mutable && !RecordInfo.TryLockShared(ref info))
+            bool locking = mutable && !(validatedByCaller && !RecordLayout.IsObject(rec));
+            if (locking ? !RecordInfo.TryLockShared(ref info) : (Volatile.Read(ref info) & (RecordInfo.Sealed | RecordInfo.Invalid)) != 0)
             {
                 // Sealed: a newer copy is being published. Let the epoch move (we hold no pointer now) and look again.
                 _store.Epoch.Refresh();
@@ -126,7 +131,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             finally
             {
-                if (mutable) RecordInfo.UnlockShared(ref info);
+                if (locking) RecordInfo.UnlockShared(ref info);
             }
         }
     }
