@@ -66,6 +66,24 @@ public sealed class CommandStatistics
         }
     }
 
+    /// <summary>Executed for each of count calls (ids[i], failed when bit i of failedBits is set) that ran for ticks each
+    /// (CommandTimer's groups): one look-up of this thread's block and one histogram bucket for all of them.</summary>
+    public void ExecutedEach(ReadOnlySpan<int> ids, uint failedBits, long ticks)
+    {
+        var block = _blocks.Value!;
+        var counters = block.Counters;
+        bool track = TrackLatency;
+        int bucket = track ? LatencyHistogram.BucketOf(TicksToNs(ticks)) : 0;
+        for (int i = 0; i < ids.Length; i++)
+        {
+            int id = ids[i], at = id * Fields;
+            counters[at + Calls]++;
+            counters[at + Ticks] += ticks;
+            if ((failedBits & (1u << i)) != 0) counters[at + FailedF]++;
+            if (track) (block.Histograms[id] ?? NewHistogram(block, id))[bucket]++;
+        }
+    }
+
     private static long[] NewHistogram(Block block, int id)
     {
         var h = new long[LatencyHistogram.BucketCount];

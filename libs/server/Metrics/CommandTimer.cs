@@ -102,8 +102,7 @@ internal sealed class CommandTimer
 
     private void Charge(RespServer server, long share)
     {
-        var stats = server.CommandStats;
-        for (int i = 0; i < _count; i++) stats.Executed(_ids[i], share, (_failed & (1u << i)) != 0);
+        server.CommandStats.ExecutedEach(_ids.AsSpan(0, _count), _failed, share);
         _count = 0;
         _failed = 0;
     }

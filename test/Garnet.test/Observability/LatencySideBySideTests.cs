@@ -77,7 +77,7 @@ public class LatencySideBySideTests
         MatchHugePages(redis);
         Assert.That(ours.Execute("LATENCY", "DOCTOR").Text, Is.EqualTo(redis.Execute("LATENCY", "DOCTOR").Text), "no event yet");
         RespAssert.Error(ours.Execute("LATENCY", "GRAPH", "command"), redis.Execute("LATENCY", "GRAPH", "command").Text!);
-        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "5000000");
+        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "10000000");
         OneSampleEach(redis, ours, 1);
         string theirs = redis.Execute("LATENCY", "DOCTOR").Text!, mine = ours.Execute("LATENCY", "DOCTOR").Text!;
         Assert.That(mine, Does.Contain("1. command: 1 latency spikes"));
@@ -91,10 +91,12 @@ public class LatencySideBySideTests
     {
         var (redis, ours) = Fresh();
         using var _1 = redis; using var _2 = ours;
-        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "3000000");
+        // Loops well over the 20 ms threshold on a fast machine too (3,000,000 rounds took redis-server 22 ms on a quiet
+        // box, so its first sample was sometimes missing; 10,000,000 take about 60 ms).
+        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "10000000");
         long second = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         while (DateTimeOffset.UtcNow.ToUnixTimeSeconds() <= second + 1) Thread.Sleep(50);
-        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "30000000");
+        foreach (var c in new[] { redis, ours }) c.Execute("EVAL", Loop, "0", "40000000");
         OneSampleEach(redis, ours, 2);
         string theirs = redis.Execute("LATENCY", "GRAPH", "command").Text!, mine = ours.Execute("LATENCY", "GRAPH", "command").Text!;
         Assert.That(mine.Split('\n')[2..7], Is.EqualTo(new[] { " #", " |", " |", "_|", "  " }));
