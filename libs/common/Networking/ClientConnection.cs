@@ -292,7 +292,10 @@ public sealed class ClientConnection : ISessionChannel
 
     /// <summary>Makes free space at the end of the receive buffer. False when the query buffer limit is passed.</summary>
     /// <summary>Usable bytes of the receive buffer: a rented buffer may be larger than the limits allow.</summary>
-    private int Capacity => (int)Math.Min(_in.Data.Length, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+    private int Capacity => (int)Math.Min(_in.Data.Length, MaxBuffer);
+
+    /// <summary>The most a receive buffer may hold: the query buffer limit + 1, within the absolute bound.</summary>
+    private long MaxBuffer => Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer);
 
     private bool MakeRoom()
     {
@@ -314,15 +317,22 @@ public sealed class ClientConnection : ISessionChannel
         // Double, but never beyond what the pending request needs (when known) or the limits allow.
         long size = (long)Capacity * 2;
         if (hint > count && hint < size) size = Math.Max(hint, count + 1);
-        size = Math.Min(size, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
+        size = Math.Min(size, MaxBuffer);
         if (size <= count) return false;
-        var nb = LargeBuffers.Rent((int)size);
+        MoveUnreadTo((int)size);
+        return true;
+    }
+
+    /// <summary>Moves the unread bytes to the front of a new buffer of at least size bytes.</summary>
+    private void MoveUnreadTo(int size)
+    {
+        int count = _in.Count;
+        var nb = LargeBuffers.Rent(size);
         _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
         LargeBuffers.Return(_in.Data);
         _in.Data = nb;
         _in.Start = 0;
         _in.End = count;
-        return true;
     }
 
     /// <summary>A receive that filled its space doubles the receive size (more bytes were waiting); a long run of small
@@ -346,15 +356,8 @@ public sealed class ClientConnection : ISessionChannel
     /// <summary>Makes the receive buffer at least the receive size (within the query buffer limit), keeping unread bytes.</summary>
     private void GrowToReceiveSize()
     {
-        int size = (int)Math.Min(_receiveSize, Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer));
-        if (_in.Data.Length >= size) return;
-        int count = _in.Count;
-        var nb = LargeBuffers.Rent(size);
-        _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
-        LargeBuffers.Return(_in.Data);
-        _in.Data = nb;
-        _in.Start = 0;
-        _in.End = count;
+        int size = (int)Math.Min(_receiveSize, MaxBuffer);
+        if (_in.Data.Length < size) MoveUnreadTo(size);
     }
 
     private void ShrinkIdle()

@@ -98,7 +98,7 @@ public sealed class RespRequestParser
                 if (cr < 0)
                     return input.Length > RespLimits.InlineMaxSize ? Fail("Protocol error: too big mult bulk count string") : ParseStatus.Incomplete;
                 if (cr + 1 >= input.Length) return ParseStatus.Incomplete;
-                if (!TryParseLong(input.Slice(1, cr - 1), out count) || count > int.MaxValue)
+                if (!TryParseLong(input.Slice(1, cr - 1), out count))
                     return Fail("Protocol error: invalid multibulk length");
             }
             else if (cr + 1 >= input.Length) return ParseStatus.Incomplete;
