@@ -18,7 +18,8 @@ public static class RecordInfo
     public const ulong Tombstone = 1UL << 48;
     public const ulong Sealed = 1UL << 49;
     public const ulong Invalid = 1UL << 50;
-    public const ulong HasExpiration = 1UL << 51;
+    public const int HasExpirationShift = 51;
+    public const ulong HasExpiration = 1UL << HasExpirationShift;
     public const ulong ObjectValue = 1UL << 52;
     /// <summary>No live (non-tombstone) record of this key lies below this one: deleting it can unlink it outright.</summary>
     public const ulong SoleVersion = 1UL << 53;

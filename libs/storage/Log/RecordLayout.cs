@@ -2,10 +2,12 @@
 //   [0]  RecordInfo (8)
 //   [8]  key length (bits 0..28) + value slack in 8-byte units (bits 29..31) | value length (int32)
 //        (one 8-byte word, written atomically, so a scan never sees a length without its slack)
-//   [16] access word: [0..3] last access, Unix seconds (AccessClock); [4] object kind (the serializer's KindOf, 0 =
-//        unknown or a byte value), set with the record's object; [5..7] reserved, zero
-//   [24] expiration (int64, Unix ms) when HasExpiration, else absent
-//   then key bytes (padded to 8), then value bytes (capacity padded to 8)
+//   [16] expiration (int64, Unix ms) when HasExpiration, else absent
+//   [A]  last access, Unix seconds (uint32, AccessClock), at A = 16 or 24 (4-aligned)
+//   [A+4] kind tag (1): the serializer's KindOf for an object record, the writer's kind for a byte record, 0 = none
+//   [A+5] key bytes, then padding to 8, then value bytes (capacity padded to 8)
+// The key starts right after the kind byte, not at an 8-byte boundary: the fixed fields take 21 (29) bytes, so up to 3
+// bytes of a key share the header's last word and a record is Align8(21 + exp + key) + Align8(value capacity) bytes.
 // An object record (RecordInfo.ObjectValue) has a 16-byte value: [0] slot of its object in the page's ObjectHeap
 // frame (int32), [4] length of the serialized object in the object log (int32, -1: no object), [8] its address
 // there (int64). The slot means something only in memory; length and address are set when the page is flushed.
@@ -19,15 +21,19 @@ namespace Garnet.storage.Log;
 
 public static unsafe class RecordLayout
 {
+    /// <summary>The smallest record (the fixed fields, rounded up to 8): every record starts with at least this many
+    /// bytes, and they tell its total size.</summary>
     public const int HeaderSize = 24;
-    private const int AccessOffset = 16;
+    /// <summary>Bytes before the key in a record without an expiration: RecordInfo, lengths, access time, kind.</summary>
+    public const int FixedFieldsSize = 21;
+    private const int ExpirationOffset = 16;
     public const int ExpirationSize = 8;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int Align8(int n) => (n + 7) & ~7;
 
     public static int Size(int keyLength, int valueCapacity, bool hasExpiration) =>
-        HeaderSize + (hasExpiration ? ExpirationSize : 0) + Align8(keyLength) + Align8(valueCapacity);
+        Align8(FixedFieldsSize + (hasExpiration ? ExpirationSize : 0) + keyLength) + Align8(valueCapacity);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ref ulong Info(byte* record) => ref *(ulong*)record;
@@ -58,41 +64,45 @@ public static unsafe class RecordLayout
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool HasExpiration(byte* record) => RecordInfo.Is(*(ulong*)record, RecordInfo.HasExpiration);
 
+    /// <summary>Offset of the access time: 16, or 24 after an expiration field (branch-free: one flag bit times 8).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int AccessOffset(byte* record) =>
+        ExpirationOffset + (int)((*(ulong*)record >> RecordInfo.HasExpirationShift) & 1) * ExpirationSize;
+
     /// <summary>Unix seconds of the last access (creation, write, or a read that touched it).</summary>
-    public static uint AccessTime(byte* record) => Volatile.Read(ref *(uint*)(record + AccessOffset));
+    public static uint AccessTime(byte* record) => Volatile.Read(ref *(uint*)(record + AccessOffset(record)));
 
     /// <summary>Marks the record accessed now; stores only when the second changed, so hot reads do not dirty the line.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Touch(byte* record)
     {
         uint now = AccessClock.NowSeconds;
-        if (*(uint*)(record + AccessOffset) != now) Volatile.Write(ref *(uint*)(record + AccessOffset), now);
+        uint* access = (uint*)(record + AccessOffset(record));
+        if (*access != now) Volatile.Write(ref *access, now);
     }
 
-    public static void SetAccessTime(byte* record, uint unixSeconds) => Volatile.Write(ref *(uint*)(record + AccessOffset), unixSeconds);
-
-    private const int KindOffset = 20;
+    public static void SetAccessTime(byte* record, uint unixSeconds) => Volatile.Write(ref *(uint*)(record + AccessOffset(record)), unixSeconds);
 
     /// <summary>The kind tag of an object record's value (IObjectSerializer.KindOf), 0 when unknown: readable from the
     /// record alone, so a record read from disk tells its value's type without its object.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static byte ObjectKind(byte* record) => record[KindOffset];
+    public static byte ObjectKind(byte* record) => record[AccessOffset(record) + 4];
 
     /// <summary>Sets the kind tag: by the writer of a new record before it is published, or under the exclusive lock
     /// together with the object (one byte store; a reader sees the old or the new kind).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void SetObjectKind(byte* record, byte kind) => Volatile.Write(ref record[KindOffset], kind);
+    public static void SetObjectKind(byte* record, byte kind) => Volatile.Write(ref record[AccessOffset(record) + 4], kind);
 
-    public static long Expiration(byte* record) => HasExpiration(record) ? *(long*)(record + HeaderSize) : 0;
+    public static long Expiration(byte* record) => HasExpiration(record) ? *(long*)(record + ExpirationOffset) : 0;
 
-    public static void SetExpiration(byte* record, long unixMs) => *(long*)(record + HeaderSize) = unixMs;
+    public static void SetExpiration(byte* record, long unixMs) => *(long*)(record + ExpirationOffset) = unixMs;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int KeyOffset(byte* record) => HeaderSize + (HasExpiration(record) ? ExpirationSize : 0);
+    private static int KeyOffset(byte* record) => AccessOffset(record) + 5;
 
     public static Span<byte> Key(byte* record) => new(record + KeyOffset(record), KeyLength(record));
 
-    public static byte* ValuePointer(byte* record) => record + KeyOffset(record) + Align8(KeyLength(record));
+    public static byte* ValuePointer(byte* record) => record + Align8(KeyOffset(record) + KeyLength(record));
 
     public static Span<byte> Value(byte* record) => new(ValuePointer(record), ValueLength(record));
 
@@ -144,8 +154,8 @@ public static unsafe class RecordLayout
         if (slack < 0 || slack > MaxSlackUnits || HasExpiration(record) != hasExp) throw new InvalidOperationException("free record of the wrong shape");
         uint keyWord = (uint)key.Length | ((uint)slack << 29);
         Volatile.Write(ref *(ulong*)(record + 8), keyWord | ((ulong)(uint)valueLength << 32));
-        *(ulong*)(record + AccessOffset) = AccessClock.NowSeconds;
-        if (hasExp) *(long*)(record + HeaderSize) = expiration;
+        if (hasExp) *(long*)(record + ExpirationOffset) = expiration;
+        WriteAccessAndKind(record);
         key.CopyTo(new Span<byte>(record + KeyOffset(record), key.Length));
     }
 
@@ -164,8 +174,16 @@ public static unsafe class RecordLayout
         *(ulong*)record = ((ulong)previousAddress & RecordInfo.AddressMask) | flags | RecordInfo.Present | (hasExp ? RecordInfo.HasExpiration : 0);
         *(int*)(record + 8) = key.Length;
         *(int*)(record + 12) = valueLength;
-        *(ulong*)(record + AccessOffset) = AccessClock.NowSeconds;
-        if (hasExp) *(long*)(record + HeaderSize) = expiration;
+        if (hasExp) *(long*)(record + ExpirationOffset) = expiration;
+        WriteAccessAndKind(record);
         key.CopyTo(new Span<byte>(record + KeyOffset(record), key.Length));
+    }
+
+    /// <summary>A new record's access time (now) and kind (0), written before its key: the key follows the kind byte.</summary>
+    private static void WriteAccessAndKind(byte* record)
+    {
+        int at = AccessOffset(record);
+        *(uint*)(record + at) = AccessClock.NowSeconds;
+        record[at + 4] = 0;
     }
 }
