@@ -22,6 +22,7 @@ using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Garnet.storage.Epochs;
+using Garnet.storage.Log;
 
 namespace Garnet.storage.Index;
 
@@ -38,6 +39,7 @@ public sealed unsafe class HashIndex : IDisposable
     private const ulong TentativeBit = 1UL << 62;
     private const ulong OccupiedBit = 1UL << 63;
     private const int OverflowChunkBuckets = 4096;
+    private static readonly int OverflowChunkBytes = OverflowChunkBuckets * sizeof(Bucket);
     private const long SplitChunkBuckets = 16384;
 
     [StructLayout(LayoutKind.Explicit, Size = 64)]
@@ -58,11 +60,10 @@ public sealed unsafe class HashIndex : IDisposable
         {
             Size = size;
             Mask = size - 1;
-            Buckets = (Bucket*)NativeMemory.AlignedAlloc((nuint)(size * sizeof(Bucket)), 64);
-            NativeMemory.Clear(Buckets, (nuint)(size * sizeof(Bucket)));
+            Buckets = (Bucket*)PageMemory.Allocate(size * sizeof(Bucket)); // zeroed, page-aligned
         }
 
-        public void Free() => NativeMemory.AlignedFree(Buckets);
+        public void Free() => PageMemory.Free((byte*)Buckets, Size * sizeof(Bucket));
     }
 
     /// <summary>One growth: the table being split, the doubled one, and how far the split has come.</summary>
@@ -90,6 +91,10 @@ public sealed unsafe class HashIndex : IDisposable
     private long _overflowInUse;
     private long _entriesCreated; // entries FindOrCreate has made (never decreases; splits do not count)
     private readonly Stack<ulong> _freeOverflow = new();
+    // Per 4 KB memory page of overflow buckets (64 buckets): given back by DiscardFreePages, none handed out since.
+    private readonly List<bool> _pageDiscarded = new();
+    private int _discardedPages;
+    private const int BucketsPerMemoryPage = 4096 / 64;
     private readonly object _overflowLock = new();
     private bool _disposed;
 
@@ -108,6 +113,8 @@ public sealed unsafe class HashIndex : IDisposable
 
     public long BucketCount => _current.Size;
     public long OverflowBucketCount => Interlocked.Read(ref _overflowInUse);
+    /// <summary>4 KB pages of overflow buckets whose memory was given back after a growth and not handed out since.</summary>
+    public int DiscardedOverflowPages => Volatile.Read(ref _discardedPages);
     public bool IsGrowing => Volatile.Read(ref _growing) != 0;
 
     private long _unlinkFloor;
@@ -130,7 +137,8 @@ public sealed unsafe class HashIndex : IDisposable
         get
         {
             long buckets = _current.Size + (_growth?.Next.Size ?? 0);
-            buckets += Volatile.Read(ref _overflowChunkCount) * (long)OverflowChunkBuckets; // lock-free: the budget reads it often
+            // Lock-free: the budget reads it often. Discarded pages are not resident until a bucket is handed out again.
+            buckets += Volatile.Read(ref _overflowChunkCount) * (long)OverflowChunkBuckets - Volatile.Read(ref _discardedPages) * (long)BucketsPerMemoryPage;
             return buckets * sizeof(Bucket);
         }
     }
@@ -341,9 +349,13 @@ public sealed unsafe class HashIndex : IDisposable
         ulong link;
         lock (_overflowLock)
         {
-            if (_freeOverflow.Count > 0)
+            // While the index grows, the new table's overflow comes from fresh chunks, not from free buckets of chunks
+            // the old table still uses: once the old table's buckets come back, whole chunks are free to be discarded.
+            if (_freeOverflow.Count > 0 && _growth is null)
             {
                 link = _freeOverflow.Pop();
+                int page = (int)((long)(link - 1) / BucketsPerMemoryPage);
+                if (_pageDiscarded[page]) { _pageDiscarded[page] = false; Interlocked.Decrement(ref _discardedPages); }
                 NativeMemory.Clear(Overflow(link), (nuint)sizeof(Bucket));
             }
             else
@@ -351,9 +363,9 @@ public sealed unsafe class HashIndex : IDisposable
                 long index = _overflowCount;
                 if (index % OverflowChunkBuckets == 0)
                 {
-                    var chunk = (Bucket*)NativeMemory.AlignedAlloc((nuint)(OverflowChunkBuckets * sizeof(Bucket)), 64);
-                    NativeMemory.Clear(chunk, (nuint)(OverflowChunkBuckets * sizeof(Bucket)));
+                    var chunk = (Bucket*)PageMemory.Allocate(OverflowChunkBytes); // zeroed, page-aligned
                     _overflowChunks.Add((nint)chunk);
+                    for (int p = 0; p < OverflowChunkBuckets / BucketsPerMemoryPage; p++) _pageDiscarded.Add(false);
                     Volatile.Write(ref _overflowChunkCount, _overflowChunks.Count);
                     int c = (int)(index / OverflowChunkBuckets);
                     if (c >= _overflowChunkTable.Length)
@@ -499,7 +511,43 @@ public sealed unsafe class HashIndex : IDisposable
             }
             old.Free();
             foreach (var l in links) ReturnOverflow(l);
+            DiscardFreePages();
         });
+    }
+
+    /// <summary>
+    /// After a growth the old table's overflow buckets are all free: every 4 KB page of them that holds no bucket in use
+    /// is given back (it reads as zero again), and its buckets go to the bottom of the free stack, so they are handed out
+    /// again only when the pages still in use have none left.
+    /// </summary>
+    private void DiscardFreePages()
+    {
+        lock (_overflowLock)
+        {
+            int pages = _pageDiscarded.Count;
+            var free = new int[pages];
+            foreach (ulong link in _freeOverflow) free[(long)(link - 1) / BucketsPerMemoryPage]++;
+            var discarded = new List<ulong>();
+            for (int page = 0; page < pages; page++)
+            {
+                if (free[page] != BucketsPerMemoryPage) continue; // some bucket in use, or not all handed out yet
+                if (!_pageDiscarded[page])
+                {
+                    long first = (long)page * BucketsPerMemoryPage; // bucket index, link = index + 1
+                    PageMemory.Discard((byte*)Overflow((ulong)first + 1), BucketsPerMemoryPage * sizeof(Bucket));
+                    _pageDiscarded[page] = true;
+                    Interlocked.Increment(ref _discardedPages);
+                }
+                for (int i = BucketsPerMemoryPage; i >= 1; i--) discarded.Add((ulong)((long)page * BucketsPerMemoryPage + i));
+            }
+            if (discarded.Count == 0) return;
+            var inDiscarded = new HashSet<ulong>(discarded);
+            var others = new List<ulong>();
+            foreach (ulong link in _freeOverflow) if (!inDiscarded.Contains(link)) others.Add(link); // top first
+            _freeOverflow.Clear();
+            for (int i = discarded.Count - 1; i >= 0; i--) _freeOverflow.Push(discarded[i]);
+            for (int i = others.Count - 1; i >= 0; i--) _freeOverflow.Push(others[i]);
+        }
     }
 
     /// <summary>Waits until a growth in progress has finished (tests; the caller must not hold epoch protection).</summary>
@@ -545,7 +593,7 @@ public sealed unsafe class HashIndex : IDisposable
         if (g is not null && !ReferenceEquals(g.Next, _current)) g.Next.Free();
         lock (_overflowLock)
         {
-            foreach (var c in _overflowChunks) NativeMemory.AlignedFree((void*)c);
+            foreach (var c in _overflowChunks) PageMemory.Free((byte*)c, OverflowChunkBytes);
             _overflowChunks.Clear();
         }
     }
