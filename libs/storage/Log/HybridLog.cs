@@ -15,6 +15,7 @@
 //  - Bytes of a page after its last record are zero: a record header of 0 ends the page for scans.
 //  - Address 0 is never a record (the first page starts at FirstValidAddress).
 using System.Numerics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Garnet.storage.Devices;
 using Garnet.storage.Epochs;
@@ -47,6 +48,8 @@ public sealed unsafe class HybridLog : IDisposable
         PageBits = settings.PageBits;
         PageSize = 1 << PageBits;
         BufferPages = settings.MemoryPages;
+        _frameMask = BitOperations.IsPow2(BufferPages) ? BufferPages - 1 : -1;
+        _frameModMultiplier = ulong.MaxValue / (ulong)BufferPages + 1;
         _mutableFraction = settings.MutableFraction;
         _epoch = epoch;
         _device = device;
@@ -110,14 +113,26 @@ public sealed unsafe class HybridLog : IDisposable
 
     public long PageOf(long address) => address >> PageBits;
     /// <summary>The frame that holds address's page while it is in memory.</summary>
-    public int FrameOf(long address) => (int)((address >> PageBits) % BufferPages);
+    public int FrameOf(long address) => FrameOfPage(address >> PageBits);
+
+    // page % BufferPages without a 64-bit division on the read path (an idiv was 2-6% of a pipelined GET's CPU): a mask
+    // when BufferPages is a power of two (the defaults), else Lemire's fastmod for pages below 2^32, else the division.
+    private readonly long _frameMask;
+    private readonly ulong _frameModMultiplier;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int FrameOfPage(long page)
+    {
+        if (_frameMask >= 0) return (int)(page & _frameMask);
+        if ((ulong)page <= uint.MaxValue) return (int)Math.BigMul(_frameModMultiplier * (ulong)page, (ulong)BufferPages, out _);
+        return (int)(page % BufferPages);
+    }
     public long PageStart(long page) => page << PageBits;
 
     /// <summary>Pointer to the record at address; the address must be in memory (>= HeadAddress, caller epoch-protected).</summary>
     public byte* GetPhysical(long address)
     {
-        long page = address >> PageBits;
-        return _frames[page % BufferPages] + (address & (PageSize - 1));
+        return _frames[FrameOfPage(address >> PageBits)] + (address & (PageSize - 1));
     }
 
     /// <summary>
@@ -155,7 +170,7 @@ public sealed unsafe class HybridLog : IDisposable
 
     private void AllocateFrame(long page)
     {
-        int frame = (int)(page % BufferPages);
+        int frame = FrameOfPage(page);
         if (_frames[frame] == null)
         {
             _frames[frame] = PageMemory.Allocate(PageSize); // zeroed
@@ -217,7 +232,7 @@ public sealed unsafe class HybridLog : IDisposable
     private void FlushPage(long page)
     {
         Interlocked.Increment(ref _pendingFlushes);
-        byte* frame = _frames[page % BufferPages];
+        byte* frame = _frames[FrameOfPage(page)];
         var memory = new UnmanagedMemory(frame, PageSize).Memory;
         LogIo.Flush(_device, PageStart(page), memory, PageFlushing is { } hook ? () => hook(page) : null, error =>
         {
@@ -337,7 +352,7 @@ public sealed unsafe class HybridLog : IDisposable
         for (long p = PageOf(from); p < PageOf(address); p++)
         {
             if (Volatile.Read(ref _allocatedFrames) <= allowed) break;
-            int frame = (int)(p % BufferPages);
+            int frame = FrameOfPage(p);
             if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
             PageMemory.Free(_frames[frame], PageSize);
             _frames[frame] = null;
