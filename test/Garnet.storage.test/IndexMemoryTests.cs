@@ -46,3 +46,55 @@ public class IndexMemoryTests
         finally { try { Directory.Delete(dir, true); } catch { } }
     }
 }
+
+/// <summary>Doubling a table of 2^16 buckets or more places each entry by a tag bit: records on disk are not read, and
+/// no entry lands in both halves (before, a chain that reached the disk was given to both).</summary>
+[TestFixture]
+public class IndexSplitByTagTests
+{
+    [Test]
+    public void GrowingWithMostRecordsOnDiskKeepsOneEntryPerChain()
+    {
+        Assert.That(Garnet.storage.Index.HashIndex.SplitsByTag(1 << 16), Is.True);
+        Assert.That(Garnet.storage.Index.HashIndex.SplitsByTag(1 << 15), Is.False);
+        var dir = Directory.CreateTempSubdirectory("garnet-split-").FullName;
+        try
+        {
+            using var store = new KVStore(new KVStoreSettings
+            {
+                Directory = dir, PageBits = 16, SegmentBits = 22, MemoryBytes = 2L << 20, IndexBuckets = 1 << 16,
+                Clock = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
+            });
+            var log = new CompletionLog();
+            using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+            int keys = 0;
+            while (store.Index.Generation == 0 && keys < 2_000_000)
+            {
+                for (int i = 0; i < 20_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
+                s.CompletePending(wait: true);
+            }
+            Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
+            Assert.That(store.Index.Generation, Is.EqualTo(1), $"{keys} keys");
+            Assert.That(store.Log.HeadAddress, Is.GreaterThan(store.Log.BeginAddress), "most records are on disk");
+
+            long entries = 0;
+            store.Index.ForEachAddress(_ => entries++);
+            Assert.That(entries, Is.LessThanOrEqualTo(keys), "an entry in both halves would make more entries than keys");
+            Assert.That(entries, Is.GreaterThan(keys * 9L / 10), "keys sharing a bucket and tag share an entry, a few");
+
+            for (int i = 0; i < keys; i += 37)
+            {
+                TestInput input = default; TestOutput output = default;
+                var status = s.Read(Encoding.ASCII.GetBytes("key:" + i), ref input, ref output);
+                if (status.IsPending()) continue;
+                Assert.That(status, Is.EqualTo(Status.Found), "key:" + i);
+                Assert.That(Encoding.ASCII.GetString(output.Value!), Is.EqualTo("v" + i));
+            }
+            s.CompletePending(wait: true);
+            var reads = log.Items.Where(x => x.kind == "read").ToList();
+            Assert.That(reads, Is.Not.Empty);
+            Assert.That(reads.All(x => x.status == Status.Found && Encoding.ASCII.GetString(x.output.Value!) == "v" + x.key.Split(':')[1]), Is.True);
+        }
+        finally { try { Directory.Delete(dir, true); } catch { } }
+    }
+}

@@ -1,7 +1,8 @@
 // HashIndex: maps a key's hash to the logical address of the newest record for that hash (tag) in the log.
 // Layout: buckets of one 64-byte cache line = 7 entries + 1 overflow link; overflow buckets come from a pool.
 // Entry (64 bits): [63] occupied (always 1, so no entry, even tag 0 with address 0, looks free) | [62] tentative |
-//                  [61..48] tag (14 bits) | [47..0] logical address.
+//                  [61..48] tag (14 bits: hash bits 16..29) | [47..0] logical address. The home bucket is hash bits
+//                  0..n-1 for 2^n buckets.
 // Invariants:
 //  - An entry word of 0 is free. Entries change only by CAS, so readers never lock.
 //  - At most one non-tentative entry per tag in a bucket chain: an insert first publishes a tentative entry,
@@ -15,9 +16,11 @@
 //    While Splitting, an op first makes sure the chunk of old buckets its hash maps to is split (splitting it
 //    itself or waiting for the thread that is), then uses only the new table. The old table is freed by an epoch
 //    action once nobody can hold a slot in it. A slot must not be used after the caller's epoch refreshes.
-//  - Splitting an entry traces its record chain (in memory) to find, for each half, the newest record that hashes
-//    there; a chain that reaches the disk tier before both halves are found gives both halves the disk address
-//    (lookups compare keys, so a chain holding keys of both halves is still correct, only longer).
+//  - Doubling a table of 2^16 to 2^29 buckets splits on a tag bit, so each entry moves whole to one half
+//    (SplitBucketByTag). A smaller table's split traces each record chain (in memory) to find, for each half, the
+//    newest record that hashes there; a chain that reaches the disk tier before both halves are found gives both
+//    halves the disk address (lookups compare keys, so a chain holding keys of both halves is still correct, only
+//    longer), and UnlinkFloor keeps such shared records from being unlinked.
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -71,6 +74,8 @@ public sealed unsafe class HashIndex : IDisposable
     {
         public readonly Table Old = old;
         public readonly Table Next = next;
+        /// <summary>Entries move whole, chosen by a tag bit (no chain tracing, no entry in both halves).</summary>
+        public readonly bool ByTag = SplitsByTag(old.Size);
         public readonly int[] ChunkStatus = new int[chunks]; // 0 not split, 1 splitting, 2 split
         public long ChunksLeft = chunks;
         /// <summary>Set by the epoch action once every op that used the old table has finished.</summary>
@@ -143,8 +148,20 @@ public sealed unsafe class HashIndex : IDisposable
         }
     }
 
+    /// <summary>The tag is hash bits [TagShift, TagShift + TagBits). A table of 2^n buckets with TagShift <= n <
+    /// TagShift + TagBits splits on hash bit n, which is tag bit n - TagShift: every key of an entry's chain goes to the
+    /// same half, so a split moves the entry whole, without reading its records (SplitsByTag).</summary>
+    public const int TagShift = 16;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ushort TagOf(ulong hash) => (ushort)((hash >> 50) & TagMask);
+    public static ushort TagOf(ulong hash) => (ushort)((hash >> TagShift) & TagMask);
+
+    /// <summary>True when doubling a table of this many buckets can place each entry by its tag alone.</summary>
+    public static bool SplitsByTag(long buckets)
+    {
+        int n = BitOperations.Log2((ulong)buckets);
+        return n >= TagShift && n < TagShift + TagBits;
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong MakeEntry(ushort tag, long address) => OccupiedBit | ((ulong)tag << AddressBits) | ((ulong)address & AddressMask);
@@ -436,7 +453,9 @@ public sealed unsafe class HashIndex : IDisposable
         if (Interlocked.CompareExchange(ref status, 1, 0) == 0)
         {
             long size = ChunkSize(g.Old);
-            for (long b = chunk * size; b < (chunk + 1) * size; b++) SplitBucket(g.Old, g.Next, b);
+            for (long b = chunk * size; b < (chunk + 1) * size; b++)
+                if (g.ByTag) SplitBucketByTag(g.Old, g.Next, b);
+                else SplitBucket(g.Old, g.Next, b);
             Volatile.Write(ref status, 2);
             if (Interlocked.Decrement(ref g.ChunksLeft) == 0) FinishGrowth(g.Old, g.Next);
             return;
@@ -486,15 +505,45 @@ public sealed unsafe class HashIndex : IDisposable
         }
     }
 
+    /// <summary>
+    /// Splits old bucket b when the split bit is a tag bit: all records of an entry's chain share the tag, so they all
+    /// belong to the same half, and the entry moves there whole (same tag, same address). Nothing is read from the log,
+    /// so a chain that reaches the disk is never given to both halves. Entries of chains that begin below BeginAddress
+    /// are dropped, as in SplitBucket.
+    /// </summary>
+    private void SplitBucketByTag(Table old, Table next, long b)
+    {
+        Bucket* bucket = old.Buckets + b;
+        int bit = BitOperations.Log2((ulong)old.Size) - TagShift;
+        long begin = _beginAddress?.Invoke() ?? 0;
+        while (true)
+        {
+            for (int i = 0; i < EntriesPerBucket; i++)
+            {
+                ulong e = Volatile.Read(ref bucket->Words[i]);
+                long address = (long)(e & AddressMask);
+                if (e == 0 || (e & TentativeBit) != 0 || address == 0 || address < begin) continue;
+                ushort tag = EntryTag(e);
+                long target = ((tag >> bit) & 1) != 0 ? b + old.Size : b;
+                InsertDuringSplit(next.Buckets + target, MakeEntry(tag, address), next);
+            }
+            ulong link = Volatile.Read(ref bucket->Words[EntriesPerBucket]);
+            if (link == 0) break;
+            bucket = Overflow(link);
+        }
+    }
+
     /// <summary>Inserts into a new-table bucket nobody else can touch yet (its chunk is being split by us).</summary>
     private void InsertDuringSplit(Bucket* b, ulong entry, Table table) => ClaimFreeWord(b, entry, table);
 
     private void FinishGrowth(Table old, Table next)
     {
+        bool byTag = SplitsByTag(old.Size);
         _current = next;
         _growth = null;
         Generation++;
-        Volatile.Write(ref _unlinkFloor, TailAddress?.Invoke() ?? long.MaxValue); // before growing = 0 (read in that order)
+        // A split by tag puts no record in two chains, so it leaves the floor where the last traced split put it.
+        if (!byTag) Volatile.Write(ref _unlinkFloor, TailAddress?.Invoke() ?? long.MaxValue); // before growing = 0 (read in that order)
         Volatile.Write(ref _growing, 0);
         // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
         _epoch!.BumpCurrentEpoch(() =>
