@@ -3,7 +3,7 @@
 # a 64 MB memory budget on a fresh directory, loaded with KEYS keys of 256 bytes (default 2M, about 600 MB: most of it on
 # disk), then read with uniform and zipf(0.99) GETs from 50 connections at pipeline 1 and 16 (each connection with its
 # own key sequence), and stopped. Prints Resp.benchmark's summary line per run, the server's CPU seconds during the reads,
-# and its disk-read counters where INFO has them. Run from a clone after a Release build:
+# and its disk-read counters and, after the load, its index and log memory where INFO has them. Run from a clone after a Release build:
 #   bash scripts/disk-bench.sh ours                   # this build
 #   bash scripts/disk-bench.sh ours=/path/to/other/clone garnet    # another build of ours; Garnet (dotnet tool in $GARNET_DIR)
 #   bash scripts/disk-bench.sh ours 'ours:--disk-read-engine threads'   # text after ':' is passed to our server
@@ -48,6 +48,7 @@ if ss -ltnH "sport = :$PORT" | grep -q .; then echo "port $PORT is in use"; exit
 for name in "$@"; do
   start_server "$name"
   $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
+  printf '%s after the load: %s\n' "$name" "$(redis-cli -p $PORT info memory 2>/dev/null | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
   for mode in "" "--zipf"; do
     for p in 1 16; do
       c0=$(cpu_seconds $PID)
