@@ -3,98 +3,87 @@ using Garnet.storage.Store;
 
 namespace Garnet.storage.test;
 
-/// <summary>After a doubling, the old table's overflow pages are given back, and buckets handed out of them later work.</summary>
+/// <summary>Index growth: the old table's overflow pages are given back after a doubling, and a doubling of 2^16
+/// buckets or more places each entry by a tag bit, so records on disk are not read and no entry lands in both halves
+/// (before, a chain that reached the disk was given to both).</summary>
 [TestFixture]
 public class IndexMemoryTests
 {
+    private string _dir = null!;
+
+    [SetUp] public void SetUp() => _dir = Directory.CreateTempSubdirectory("garnet-index-").FullName;
+    [TearDown] public void TearDown() { try { Directory.Delete(_dir, true); } catch { } }
+
+    private KVStore NewStore(int pageBits, long memoryBytes, long buckets) => new(new KVStoreSettings
+    {
+        Directory = _dir, PageBits = pageBits, SegmentBits = 22, MemoryBytes = memoryBytes, IndexBuckets = buckets,
+        Clock = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
+    });
+
     [Test]
     public void OverflowPagesFreedByAGrowthAreGivenBackAndReusedZeroed()
     {
-        var dir = Directory.CreateTempSubdirectory("garnet-index-").FullName;
-        try
+        using var store = NewStore(pageBits: 20, memoryBytes: 512L << 20, buckets: 1 << 10);
+        var log = new CompletionLog();
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+        int keys = 0, discardedSeen = 0;
+        long bucketsBefore = store.Index.BucketCount;
+        while (keys < 600_000 && discardedSeen == 0)
         {
-            using var store = new KVStore(new KVStoreSettings
-            {
-                Directory = dir, PageBits = 20, SegmentBits = 22, MemoryBytes = 512L << 20, IndexBuckets = 1 << 10,
-                Clock = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
-            });
-            var log = new CompletionLog();
-            using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
-            int keys = 0, discardedSeen = 0;
-            long bucketsBefore = store.Index.BucketCount;
-            while (keys < 600_000 && discardedSeen == 0)
-            {
-                for (int i = 0; i < 10_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
-                Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
-                store.Epoch.WaitForPendingActions(TimeSpan.FromSeconds(5));
-                discardedSeen = store.Index.DiscardedOverflowPages;
-            }
-            Assert.That(discardedSeen, Is.GreaterThan(0), $"no overflow page was given back after growing from {bucketsBefore} to {store.Index.BucketCount} buckets with {keys} keys");
-            // Keep inserting until buckets come out of the discarded pages (they read as zero), then read everything back.
-            for (int round = 0; round < 40 && store.Index.DiscardedOverflowPages == discardedSeen; round++)
-                for (int i = 0; i < 10_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
+            for (int i = 0; i < 10_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
             Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
-            for (int i = 0; i < keys; i++)
-            {
-                TestInput input = default; TestOutput output = default;
-                var status = s.Read(Encoding.ASCII.GetBytes("key:" + i), ref input, ref output);
-                Assert.That(status, Is.EqualTo(Status.Found), "key:" + i);
-                Assert.That(Encoding.ASCII.GetString(output.Value!), Is.EqualTo("v" + i));
-            }
-            Assert.That(store.LiveKeyCount, Is.EqualTo(keys));
+            store.Epoch.WaitForPendingActions(TimeSpan.FromSeconds(5));
+            discardedSeen = store.Index.DiscardedOverflowPages;
         }
-        finally { try { Directory.Delete(dir, true); } catch { } }
+        Assert.That(discardedSeen, Is.GreaterThan(0), $"no overflow page was given back after growing from {bucketsBefore} to {store.Index.BucketCount} buckets with {keys} keys");
+        // Keep inserting until buckets come out of the discarded pages (they read as zero), then read everything back.
+        for (int round = 0; round < 40 && store.Index.DiscardedOverflowPages == discardedSeen; round++)
+            for (int i = 0; i < 10_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
+        Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
+        for (int i = 0; i < keys; i++)
+        {
+            TestInput input = default; TestOutput output = default;
+            var status = s.Read(Encoding.ASCII.GetBytes("key:" + i), ref input, ref output);
+            Assert.That(status, Is.EqualTo(Status.Found), "key:" + i);
+            Assert.That(Encoding.ASCII.GetString(output.Value!), Is.EqualTo("v" + i));
+        }
+        Assert.That(store.LiveKeyCount, Is.EqualTo(keys));
     }
-}
 
-/// <summary>Doubling a table of 2^16 buckets or more places each entry by a tag bit: records on disk are not read, and
-/// no entry lands in both halves (before, a chain that reached the disk was given to both).</summary>
-[TestFixture]
-public class IndexSplitByTagTests
-{
     [Test]
     public void GrowingWithMostRecordsOnDiskKeepsOneEntryPerChain()
     {
         Assert.That(Garnet.storage.Index.HashIndex.SplitsByTag(1 << 16), Is.True);
         Assert.That(Garnet.storage.Index.HashIndex.SplitsByTag(1 << 15), Is.False);
-        var dir = Directory.CreateTempSubdirectory("garnet-split-").FullName;
-        try
+        using var store = NewStore(pageBits: 16, memoryBytes: 2L << 20, buckets: 1 << 16);
+        var log = new CompletionLog();
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
+        int keys = 0;
+        while (store.Index.Generation == 0 && keys < 2_000_000)
         {
-            using var store = new KVStore(new KVStoreSettings
-            {
-                Directory = dir, PageBits = 16, SegmentBits = 22, MemoryBytes = 2L << 20, IndexBuckets = 1 << 16,
-                Clock = () => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
-            });
-            var log = new CompletionLog();
-            using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
-            int keys = 0;
-            while (store.Index.Generation == 0 && keys < 2_000_000)
-            {
-                for (int i = 0; i < 20_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
-                s.CompletePending(wait: true);
-            }
-            Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
-            Assert.That(store.Index.Generation, Is.EqualTo(1), $"{keys} keys");
-            Assert.That(store.Log.HeadAddress, Is.GreaterThan(store.Log.BeginAddress), "most records are on disk");
-
-            long entries = 0;
-            store.Index.ForEachAddress(_ => entries++);
-            Assert.That(entries, Is.LessThanOrEqualTo(keys), "an entry in both halves would make more entries than keys");
-            Assert.That(entries, Is.GreaterThan(keys * 9L / 10), "keys sharing a bucket and tag share an entry, a few");
-
-            for (int i = 0; i < keys; i += 37)
-            {
-                TestInput input = default; TestOutput output = default;
-                var status = s.Read(Encoding.ASCII.GetBytes("key:" + i), ref input, ref output);
-                if (status.IsPending()) continue;
-                Assert.That(status, Is.EqualTo(Status.Found), "key:" + i);
-                Assert.That(Encoding.ASCII.GetString(output.Value!), Is.EqualTo("v" + i));
-            }
+            for (int i = 0; i < 20_000; i++, keys++) s.Upsert(Encoding.ASCII.GetBytes("key:" + keys), Encoding.ASCII.GetBytes("v" + keys));
             s.CompletePending(wait: true);
-            var reads = log.Items.Where(x => x.kind == "read").ToList();
-            Assert.That(reads, Is.Not.Empty);
-            Assert.That(reads.All(x => x.status == Status.Found && Encoding.ASCII.GetString(x.output.Value!) == "v" + x.key.Split(':')[1]), Is.True);
         }
-        finally { try { Directory.Delete(dir, true); } catch { } }
+        Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
+        Assert.That(store.Index.Generation, Is.EqualTo(1), $"{keys} keys");
+        Assert.That(store.Log.HeadAddress, Is.GreaterThan(store.Log.BeginAddress), "most records are on disk");
+
+        long entries = 0;
+        store.Index.ForEachAddress(_ => entries++);
+        Assert.That(entries, Is.LessThanOrEqualTo(keys), "an entry in both halves would make more entries than keys");
+        Assert.That(entries, Is.GreaterThan(keys * 9L / 10), "keys sharing a bucket and tag share an entry, a few");
+
+        for (int i = 0; i < keys; i += 37)
+        {
+            TestInput input = default; TestOutput output = default;
+            var status = s.Read(Encoding.ASCII.GetBytes("key:" + i), ref input, ref output);
+            if (status.IsPending()) continue;
+            Assert.That(status, Is.EqualTo(Status.Found), "key:" + i);
+            Assert.That(Encoding.ASCII.GetString(output.Value!), Is.EqualTo("v" + i));
+        }
+        s.CompletePending(wait: true);
+        var reads = log.Items.Where(x => x.kind == "read").ToList();
+        Assert.That(reads, Is.Not.Empty);
+        Assert.That(reads.All(x => x.status == Status.Found && Encoding.ASCII.GetString(x.output.Value!) == "v" + x.key.Split(':')[1]), Is.True);
     }
 }
