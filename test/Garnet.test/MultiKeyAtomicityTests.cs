@@ -42,34 +42,22 @@ public class MultiKeyAtomicityTests : ServerFixture
         var keys = Enumerable.Range(0, 2000).Select(i => "ms:" + i).ToArray();
         using var writer = _server.Client();
         writer.Execute(Cmd("MSET", keys.SelectMany(k => new object[] { k, "000000" })));
-        var done = 0;
-        var write = Task.Run(() =>
+        var (reads, torn) = ReadsWhileWriting(() =>
         {
             for (int i = 1; i <= 400; i++) writer.Execute(Cmd("MSET", keys.SelectMany(k => new object[] { k, i.ToString("D6") })));
-            Volatile.Write(ref done, 1);
-        });
-        int reads = 0, torn = 0;
-        var readers = Enumerable.Range(0, 3).Select(_ => Task.Run(() =>
+        }, reader =>
         {
-            using var reader = _server.Client();
-            int myReads = 0, myTorn = 0;
-            while (Volatile.Read(ref done) == 0 || myReads < 10)
+            int wrong = 0;
+            for (int p = 0; p < 8; p++) { reader.Send("GET", keys[0]); reader.Send("STRLEN", keys[^1]); reader.Send("GET", keys[^1]); }
+            for (int p = 0; p < 8; p++)
             {
-                for (int p = 0; p < 8; p++) { reader.Send("GET", keys[0]); reader.Send("STRLEN", keys[^1]); reader.Send("GET", keys[^1]); }
-                for (int p = 0; p < 8; p++)
-                {
-                    int first = int.Parse(reader.Read().Text!);
-                    Assert.That(reader.Read().Integer, Is.EqualTo(6));
-                    int last = int.Parse(reader.Read().Text!);
-                    if (last < first) myTorn++;
-                    myReads++;
-                }
+                int first = int.Parse(reader.Read().Text!);
+                Assert.That(reader.Read().Integer, Is.EqualTo(6));
+                int last = int.Parse(reader.Read().Text!);
+                if (last < first) wrong++;
             }
-            Interlocked.Add(ref reads, myReads);
-            Interlocked.Add(ref torn, myTorn);
-        })).ToArray();
-        Task.WaitAll(readers);
-        write.Wait();
+            return (8, wrong);
+        });
         Assert.That(torn, Is.EqualTo(0), $"{torn} of {reads} GET pairs saw the first key of an MSET without its last");
     }
 
@@ -120,7 +108,19 @@ public class MultiKeyAtomicityTests : ServerFixture
 
     /// <summary>Runs write on a task while three clients GET key in pipelines of 32 (until it is done, at least 10
     /// each); returns how many GETs ran and how many replies were wrong.</summary>
-    private (int Reads, int Wrong) GetsWhileWriting(string key, Action write, Func<RespValue, bool> wrong)
+    private (int Reads, int Wrong) GetsWhileWriting(string key, Action write, Func<RespValue, bool> wrong) =>
+        ReadsWhileWriting(write, reader =>
+        {
+            int seen = 0;
+            for (int p = 0; p < 32; p++) reader.Send("GET", key);
+            for (int p = 0; p < 32; p++) if (wrong(reader.Read())) seen++;
+            return (32, seen);
+        });
+
+    /// <summary>Runs write on a task while three clients each run readBatch (one pipelined batch of reads on its own
+    /// connection; returns how many reads it checked and how many were wrong) until write is done and at least 10
+    /// reads have run; returns the totals.</summary>
+    private (int Reads, int Wrong) ReadsWhileWriting(Action write, Func<RespClient, (int Reads, int Wrong)> readBatch)
     {
         var done = 0;
         var writing = Task.Run(() =>
@@ -135,8 +135,9 @@ public class MultiKeyAtomicityTests : ServerFixture
             int mine = 0, seen = 0;
             while (Volatile.Read(ref done) == 0 || mine < 10)
             {
-                for (int p = 0; p < 32; p++) reader.Send("GET", key);
-                for (int p = 0; p < 32; p++) { if (wrong(reader.Read())) seen++; mine++; }
+                var (n, wrong) = readBatch(reader);
+                mine += n;
+                seen += wrong;
             }
             Interlocked.Add(ref reads, mine);
             Interlocked.Add(ref bad, seen);
