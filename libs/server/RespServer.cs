@@ -182,6 +182,8 @@ public sealed class RespServer : IDisposable
 
     public void Start()
     {
+        if (Settings.NetworkEngine == NetworkEngine.Epoll && _epoll is null)
+            _epoll = new Garnet.common.Networking.Epoll.EpollNetwork(Settings.NetworkThreads, _logger);
         try
         {
             foreach (var address in TcpEnabled ? Settings.Bind : [])
@@ -238,6 +240,7 @@ public sealed class RespServer : IDisposable
     }
 
     private int? _boundPort;
+    private Garnet.common.Networking.Epoll.EpollNetwork? _epoll;
     private long _housekeepingRuns;
     private readonly Garnet.common.Util.IdleDecommit _idleDecommit = new();
 
@@ -287,6 +290,15 @@ public sealed class RespServer : IDisposable
             return;
         }
         Stats.ConnectionReceived();
+        if (_epoll is { } epoll)
+        {
+            var polled = epoll.Accept(socket, Settings.Limits, _logger);
+            polled.UnixSocketPath = unix ? Settings.UnixSocket : null;
+            var polledSession = new RespServerSession(this, polled);
+            Clients.Add(polledSession);
+            polled.Start(polledSession);
+            return;
+        }
         var connection = new ClientConnection(socket, Settings.Limits, _logger) { UnixSocketPath = unix ? Settings.UnixSocket : null };
         var session = new RespServerSession(this, connection);
         Clients.Add(session);
@@ -349,6 +361,8 @@ public sealed class RespServer : IDisposable
             Checkpoints.Dispose();
             Aof?.Dispose();
             Store.Dispose(connectionsIdle: Clients.Count == 0);
+            _epoll?.Dispose();
+            _epoll = null;
             _logger.LogInformation("Server stopped");
             return true;
         }

@@ -33,6 +33,12 @@ public sealed class ServerSettings
     /// <summary>Disk reads in flight at most (KVStoreSettings.ReadQueueDepth).</summary>
     public int ReadQueueDepth { get; set; } = 64;
 
+    /// <summary>Which code serves client sockets (docs/networking.md).</summary>
+    public NetworkEngine NetworkEngine { get; set; } = NetworkEngine.Sockets;
+
+    /// <summary>Loop threads of the epoll engine (NetworkEngine.Epoll); at least 1.</summary>
+    public int NetworkThreads { get; set; } = 1;
+
     /// <summary>How disk reads are done (KVStoreSettings.DiskReadMode).</summary>
     public Garnet.storage.Devices.DiskReadMode DiskReadMode { get; set; } = Garnet.storage.Devices.DiskReadMode.Auto;
     /// <summary>min-free-disk: writes are refused while the data directory's file system has less free space than this
@@ -85,4 +91,13 @@ public sealed class ServerSettings
     public int MetricsPort { get; set; }
 
     public bool PasswordRequired => !string.IsNullOrEmpty(RequirePass);
+}
+
+/// <summary>Which code serves client sockets.</summary>
+public enum NetworkEngine
+{
+    /// <summary>.NET's socket engine: a receive loop per connection, completions on its epoll threads.</summary>
+    Sockets,
+    /// <summary>Our own epoll loops (Linux): every ready request of a round runs, then all replies are written.</summary>
+    Epoll,
 }

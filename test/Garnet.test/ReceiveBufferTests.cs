@@ -33,7 +33,7 @@ public class ReceiveBufferTests : ServerFixture
         }
         int grown = ReceiveBufferOf(id);
         Assert.That(grown, Is.GreaterThanOrEqualTo(32 * 1024), "full receives grew the buffer");
-        Assert.That(grown, Is.LessThanOrEqualTo(ClientConnection.PipelineReceiveSize * 2), "within the pipeline size (as rented)");
+        Assert.That(grown, Is.LessThanOrEqualTo(ReceiveBuffer.PipelineReceiveSize * 2), "within the pipeline size (as rented)");
 
         // Single small requests: after runs of small receives the size halves, and the idle buffer follows it down.
         for (int i = 0; i < 400; i++) raw.Run("PING");

@@ -4,15 +4,8 @@
 //    send, repeat. Requests of one connection never run concurrently, and replies keep their order.
 //  - No new bytes are read while replies are being sent, so a slow reader holds at most one flush
 //    threshold of replies (plus one reply) in memory: back-pressure instead of an unbounded queue.
-//  - The receive buffer starts at InitialReceiveSize and doubles only as request bytes actually arrive: when a request
-//    needs more room, or when receives fill it (a pipelining client: up to PipelineReceiveSize, so a deep pipeline is
-//    read, run and answered in a few large steps instead of one small receive and one send per 4 KB). It never holds
-//    more than the query buffer limit, and shrinks back once the connection is idle and its receives have stayed
-//    small (32 in a row under a quarter of the size halve it). Buffers above LargeBuffers.PoolLimit are not pooled:
-//    they go back to LargeBuffers (a small cache, then MemoryReclaimer) when the connection goes idle or closes, also
-//    when it closes in the middle of a large request. A rented buffer may be larger than asked for; only Capacity
-//    bytes of it (the query buffer limit + 1) are ever used.
-//  - Pushes (ISessionChannel.Push, from any thread) wait in a push buffer bounded by RespLimits.Push. The send gate is
+//  - The receive buffer grows and shrinks with what receives need (ReceiveBuffer), within the query buffer limit.
+//  - Pushes (ISessionChannel.Push, from any thread) wait in a PushQueue bounded by RespLimits.Push. The send gate is
 //    held by the receive loop from a batch's first request until its replies are sent, and by whoever drains pushes:
 //    so a push never lands inside a batch's replies, and a push to an idle connection is sent by the pushing thread.
 //    Exception that keeps the rule: while a batch whose replies are all sent waits for deferred work (a blocking pop),
@@ -31,34 +24,27 @@ namespace Garnet.common.Networking;
 
 public sealed class ClientConnection : ISessionChannel
 {
-    public const int InitialReceiveSize = 4096;
-    /// <summary>Largest receive buffer a pipelining client's full receives grow it to (larger requests grow it further).</summary>
-    public const int PipelineReceiveSize = 128 * 1024;
-    /// <summary>Receives in a row that bring less than a quarter of the receive size before it halves.</summary>
-    private const int SmallReceivesBeforeShrink = 32;
     private const int Idle = 0, Busy = 1, Closed = 2;
 
     private readonly Socket _socket;
     private readonly RespLimits _limits;
     private readonly ILogger? _logger;
-    private readonly InputBuffer _in = new();
-    private IRequestHandler _handler = null!;
+    private readonly ReceiveBuffer _receive;
+    private readonly InputBuffer _in;
+    private readonly PushQueue _pushes;
     private int _state;
-    private int _receiveSize = InitialReceiveSize; // what receives have lately needed (see the file comment)
-    private int _smallReceives;
     private int _closeRequested;
     private long _bytesIn, _bytesOut;
     private readonly SemaphoreSlim _sendGate = new(1, 1);
-    private readonly object _pushLock = new();
-    private byte[] _pushBuffer = Array.Empty<byte>();
-    private int _pushLength;
-    private long _pushOverSoftSinceMs;
 
     public ClientConnection(Socket socket, RespLimits limits, ILogger? logger)
     {
         _socket = socket;
         _limits = limits;
         _logger = logger;
+        _receive = new ReceiveBuffer(limits);
+        _in = _receive.Input;
+        _pushes = new PushQueue(limits);
         RemoteEndPoint = socket.RemoteEndPoint as IPEndPoint;
         LocalEndPoint = socket.LocalEndPoint as IPEndPoint;
         Handle = (long)socket.Handle;
@@ -74,7 +60,8 @@ public sealed class ClientConnection : ISessionChannel
     public int QueryBufferLength => _in.Count;
     public int QueryBufferCapacity => _in.Data.Length;
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
-    public long PendingPushBytes => Volatile.Read(ref _pushLength);
+    public long PendingPushBytes => _pushes.Length;
+    public bool CanFinishLater => true;
 
     /// <summary>True when the peer has closed its side (checked without reading: readable with nothing to read), for a
     /// connection whose requests are not being read now (a client blocked in a command).</summary>
@@ -97,21 +84,23 @@ public sealed class ClientConnection : ISessionChannel
     /// <summary>Runs the connection until the peer closes, the handler asks to close, or Close() is called.</summary>
     public async Task RunAsync(IRequestHandler handler)
     {
-        _handler = handler;
         try
         {
-            _in.Data = LargeBuffers.Rent(InitialReceiveSize);
+            _receive.RentInitial();
             while (true)
             {
-                GrowToReceiveSize();
-                if (!MakeRoom()) break;
-                int space = Capacity - _in.End;
+                _receive.GrowToReceiveSize();
+                if (!_receive.MakeRoom(handler.MinBytesHint))
+                {
+                    _logger?.LogWarning("Client {Remote} closed: query buffer of {Bytes} bytes reached client-query-buffer-limit", RemoteEndPoint, _in.Count);
+                    break;
+                }
+                int space = _receive.Space;
                 int n = await _socket.ReceiveAsync(_in.Data.AsMemory(_in.End, space), SocketFlags.None).ConfigureAwait(false);
                 if (n <= 0) break;
-                NoteReceive(n, space);
                 if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle) break;
                 await _sendGate.WaitAsync().ConfigureAwait(false);
-                _in.End += n;
+                _receive.NoteReceive(n, space);
                 Interlocked.Add(ref _bytesIn, n);
                 Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
 
@@ -135,7 +124,7 @@ public sealed class ClientConnection : ISessionChannel
                             // Nothing of this batch is waiting (a blocking pop, SAVE, ... alone in its batch): pushes may
                             // go out while it waits, as they cannot overtake a reply.
                             _sendGate.Release();
-                            if (Volatile.Read(ref _pushLength) != 0 && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+                            if (_pushes.Length != 0 && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
                             try { await ready.ConfigureAwait(false); }
                             finally { await _sendGate.WaitAsync().ConfigureAwait(false); }
                         }
@@ -147,15 +136,19 @@ public sealed class ClientConnection : ISessionChannel
                     if (result == ProcessResult.NeedMoreData) break;
                 }
                 if (close) _sendGate.Release();
-                else if (Volatile.Read(ref _pushLength) != 0) await SendPushesAndReleaseAsync().ConfigureAwait(false);
+                else if (_pushes.Length != 0) await SendPushesAndReleaseAsync().ConfigureAwait(false);
                 else
                 {
                     _sendGate.Release();
                     // a push that found the gate taken after the check above
-                    if (Volatile.Read(ref _pushLength) != 0 && _sendGate.Wait(0)) await SendPushesAndReleaseAsync().ConfigureAwait(false);
+                    if (_pushes.Length != 0 && _sendGate.Wait(0)) await SendPushesAndReleaseAsync().ConfigureAwait(false);
                 }
                 if (close) break;
-                if (_in.Count == 0) ShrinkIdle();
+                if (_in.Count == 0)
+                {
+                    _receive.ShrinkIdle();
+                    handler.OnIdle();
+                }
                 if (Interlocked.CompareExchange(ref _state, Idle, Busy) != Busy || Volatile.Read(ref _closeRequested) != 0) break;
             }
         }
@@ -171,10 +164,8 @@ public sealed class ClientConnection : ISessionChannel
             try { _socket.Shutdown(SocketShutdown.Both); } catch { }
             _socket.Dispose();
             handler.Output.Reset(releaseBuffer: true);
-            LargeBuffers.Return(_in.Data);
-            _in.Data = Array.Empty<byte>();
-            _in.Start = _in.End = 0;
-            DropPushes();
+            _receive.Release();
+            _pushes.Clear();
             handler.OnClosed();
         }
     }
@@ -205,34 +196,15 @@ public sealed class ClientConnection : ISessionChannel
     {
         first = false;
         if (Volatile.Read(ref _state) == Closed || Volatile.Read(ref _closeRequested) != 0) return false;
-        bool overLimit;
-        lock (_pushLock)
-        {
-            first = _pushLength == 0;
-            int needed = _pushLength + message.Length;
-            if (needed > _pushBuffer.Length)
-            {
-                var nb = LargeBuffers.Rent(Math.Max(needed, Math.Max(256, _pushBuffer.Length * 2)));
-                _pushBuffer.AsSpan(0, _pushLength).CopyTo(nb);
-                LargeBuffers.Return(_pushBuffer);
-                _pushBuffer = nb;
-            }
-            message.CopyTo(_pushBuffer.AsSpan(_pushLength));
-            Volatile.Write(ref _pushLength, needed);
-            overLimit = _limits.Push.Exceeded(needed, ref _pushOverSoftSinceMs, Environment.TickCount64);
-        }
-        if (overLimit)
-        {
-            _logger?.LogWarning("Client {Remote} closed: {Bytes} bytes of pushed messages pending, over client-output-buffer-limit pubsub", RemoteEndPoint, PendingPushBytes);
-            Close(force: true);
-            return false;
-        }
-        return true;
+        if (_pushes.Add(message, out first)) return true;
+        _logger?.LogWarning("Client {Remote} closed: {Bytes} bytes of pushed messages pending, over client-output-buffer-limit pubsub", RemoteEndPoint, PendingPushBytes);
+        Close(force: true);
+        return false;
     }
 
     public void SendPushes()
     {
-        if (Volatile.Read(ref _pushLength) != 0 && Volatile.Read(ref _state) != Closed && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
+        if (_pushes.Length != 0 && Volatile.Read(ref _state) != Closed && _sendGate.Wait(0)) _ = SendPushesAndReleaseAsync();
     }
 
     /// <summary>With the send gate held: sends pending pushes, releases the gate, and takes it again for pushes that came
@@ -243,133 +215,19 @@ public sealed class ClientConnection : ISessionChannel
         {
             try
             {
-                while (true)
+                while (_pushes.TryTake(out var chunk, out int length))
                 {
-                    byte[] chunk;
-                    int length;
-                    lock (_pushLock)
-                    {
-                        if (_pushLength == 0) break;
-                        chunk = _pushBuffer;
-                        length = _pushLength;
-                        _pushBuffer = Array.Empty<byte>();
-                        Volatile.Write(ref _pushLength, 0);
-                        _pushOverSoftSinceMs = 0;
-                    }
                     try { await SendAsync(chunk.AsMemory(0, length)).ConfigureAwait(false); }
                     finally { LargeBuffers.Return(chunk); }
                 }
             }
             catch (Exception ex) when (ex is SocketException or ObjectDisposedException) { Close(force: true); }
             finally { _sendGate.Release(); }
-            if (Volatile.Read(ref _pushLength) == 0 || Volatile.Read(ref _state) == Closed || !_sendGate.Wait(0)) return;
+            if (_pushes.Length == 0 || Volatile.Read(ref _state) == Closed || !_sendGate.Wait(0)) return;
         }
     }
 
-    public void DrainPushes(RespWriter replies)
-    {
-        if (Volatile.Read(ref _pushLength) == 0) return;
-        lock (_pushLock)
-        {
-            if (_pushLength == 0) return;
-            replies.WriteRaw(_pushBuffer.AsSpan(0, _pushLength));
-            LargeBuffers.Return(_pushBuffer);
-            _pushBuffer = Array.Empty<byte>();
-            Volatile.Write(ref _pushLength, 0);
-            _pushOverSoftSinceMs = 0;
-        }
-    }
-
-    private void DropPushes()
-    {
-        lock (_pushLock)
-        {
-            LargeBuffers.Return(_pushBuffer);
-            _pushBuffer = Array.Empty<byte>();
-            Volatile.Write(ref _pushLength, 0);
-        }
-    }
-
-    /// <summary>Makes free space at the end of the receive buffer. False when the query buffer limit is passed.</summary>
-    /// <summary>Usable bytes of the receive buffer: a rented buffer may be larger than the limits allow.</summary>
-    private int Capacity => (int)Math.Min(_in.Data.Length, MaxBuffer);
-
-    /// <summary>The most a receive buffer may hold: the query buffer limit + 1, within the absolute bound.</summary>
-    private long MaxBuffer => Math.Min(_limits.QueryBufferLimit + 1, RespLimits.AbsoluteMaxBuffer);
-
-    private bool MakeRoom()
-    {
-        if (_in.End < Capacity) return true;
-        int count = _in.Count;
-        if (count >= _limits.QueryBufferLimit)
-        {
-            _logger?.LogWarning("Client {Remote} closed: query buffer of {Bytes} bytes reached client-query-buffer-limit", RemoteEndPoint, count);
-            return false;
-        }
-        long hint = _handler.MinBytesHint;
-        if (_in.Start > 0 && count < Capacity / 2 && hint <= Capacity)
-        {
-            _in.Data.AsSpan(_in.Start, count).CopyTo(_in.Data);
-            _in.Start = 0;
-            _in.End = count;
-            return true;
-        }
-        // Double, but never beyond what the pending request needs (when known) or the limits allow.
-        long size = (long)Capacity * 2;
-        if (hint > count && hint < size) size = Math.Max(hint, count + 1);
-        size = Math.Min(size, MaxBuffer);
-        if (size <= count) return false;
-        MoveUnreadTo((int)size);
-        return true;
-    }
-
-    /// <summary>Moves the unread bytes to the front of a new buffer of at least size bytes.</summary>
-    private void MoveUnreadTo(int size)
-    {
-        int count = _in.Count;
-        var nb = LargeBuffers.Rent(size);
-        _in.Data.AsSpan(_in.Start, count).CopyTo(nb);
-        LargeBuffers.Return(_in.Data);
-        _in.Data = nb;
-        _in.Start = 0;
-        _in.End = count;
-    }
-
-    /// <summary>A receive that filled its space doubles the receive size (more bytes were waiting); a long run of small
-    /// receives halves it.</summary>
-    private void NoteReceive(int received, int space)
-    {
-        if (received == space && _receiveSize < PipelineReceiveSize)
-        {
-            _receiveSize *= 2;
-            _smallReceives = 0;
-        }
-        else if (received < _receiveSize / 4 && _receiveSize > InitialReceiveSize)
-        {
-            if (++_smallReceives < SmallReceivesBeforeShrink) return;
-            _receiveSize /= 2;
-            _smallReceives = 0;
-        }
-        else _smallReceives = 0;
-    }
-
-    /// <summary>Makes the receive buffer at least the receive size (within the query buffer limit), keeping unread bytes.</summary>
-    private void GrowToReceiveSize()
-    {
-        int size = (int)Math.Min(_receiveSize, MaxBuffer);
-        if (_in.Data.Length < size) MoveUnreadTo(size);
-    }
-
-    private void ShrinkIdle()
-    {
-        _in.Start = _in.End = 0;
-        _handler.OnIdle();
-        if (_in.Data.Length > Math.Max(_receiveSize, InitialReceiveSize * 4))
-        {
-            LargeBuffers.Return(_in.Data);
-            _in.Data = LargeBuffers.Rent(_receiveSize);
-        }
-    }
+    public void DrainPushes(RespWriter replies) => _pushes.DrainTo(replies);
 
     /// <summary>
     /// Closes the connection from any thread. Graceful: a batch in progress completes (and its replies are sent)

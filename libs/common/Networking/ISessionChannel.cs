@@ -16,6 +16,9 @@ public interface ISessionChannel
     IPEndPoint? LocalEndPoint { get; }
     /// <summary>The server's Unix socket path when the client connected through it (the endpoints are then null).</summary>
     string? UnixSocketPath => null;
+    /// <summary>True when the channel runs the session's request loop, so a command may finish later (the session's
+    /// ReplyWhenDone: replies wait, the loop's thread serves others meanwhile).</summary>
+    bool CanFinishLater => false;
     /// <summary>The socket's handle (CLIENT LIST fd=); -1 without a socket.</summary>
     long Handle { get; }
     long BytesIn { get; }

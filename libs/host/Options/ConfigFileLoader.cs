@@ -89,7 +89,7 @@ public static class ConfigFileLoader
 
     private static readonly string[] KnownNames =
         ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
-         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "disk-read-engine", "min-free-disk", "protected-mode", "notify-keyspace-events",
+         "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "disk-read-engine", "network-engine", "network-threads", "min-free-disk", "protected-mode", "notify-keyspace-events",
          "unixsocket", "unixsocketperm", "metrics-port", "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
          "latency-tracking", "latency-tracking-info-percentiles", "enable-debug-command"];
 
@@ -117,6 +117,8 @@ public static class ConfigFileLoader
             case "compaction-interval": o.CompactionInterval ??= ParseInt("compaction-interval", value); return true;
             case "read-queue-depth": o.ReadQueueDepth ??= ParseInt("read-queue-depth", value); return true;
             case "disk-read-engine": o.DiskReadEngine ??= value; return true;
+            case "network-engine": if (redisConf) return false; o.NetworkEngine ??= value; return true;
+            case "network-threads": if (redisConf) return false; o.NetworkThreads ??= ParseInt("network-threads", value); return true;
             case "min-free-disk": o.MinFreeDisk ??= value; return true;
             case "aof": if (redisConf) return false; o.Aof |= ParseBool("aof", value); return true;
             case "appendonly": if (!redisConf) return false; o.Aof |= ParseBool("appendonly", value); return true;

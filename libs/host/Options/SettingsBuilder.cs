@@ -18,6 +18,7 @@ public static class SettingsBuilder
         ["timeout"] = "0 (never) or a number of seconds",
         ["compaction-interval"] = "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)",
         ["read-queue-depth"] = "an integer from 1 to 1024",
+        ["network-threads"] = "an integer from 1 to 64",
         ["metrics-port"] = "0 (off) or a port from 1 to 65535, not the RESP port",
         ["slowlog-log-slower-than"] = "-1 (off) or a number of microseconds up to 2147483647",
         ["slowlog-max-len"] = "an integer from 0 to 2147483647",
@@ -92,6 +93,16 @@ public static class SettingsBuilder
             "threads" => Garnet.storage.Devices.DiskReadMode.Threads,
             _ => throw Invalid("disk-read-engine", o.DiskReadEngine, "auto, io_uring or threads"),
         };
+        s.NetworkEngine = (o.NetworkEngine ?? "sockets").ToLowerInvariant() switch
+        {
+            "sockets" => Garnet.server.NetworkEngine.Sockets,
+            "epoll" when Garnet.common.Networking.Epoll.EpollNetwork.IsSupported => Garnet.server.NetworkEngine.Epoll,
+            "epoll" => throw new OptionsException("Invalid value for --network-engine: 'epoll' needs Linux. Allowed here: sockets."),
+            _ => throw Invalid("network-engine", o.NetworkEngine, "epoll or sockets"),
+        };
+        int networkThreads = o.NetworkThreads ?? 1;
+        if (networkThreads < 1 || networkThreads > 64) throw Invalid("network-threads", o.NetworkThreads, AllowedIntegers["network-threads"]);
+        s.NetworkThreads = networkThreads;
         string minFree = (o.MinFreeDisk ?? "1%").Trim();
         const string MinFreeAllowed = "0 (off), a size such as 256mb, or a percentage of the file system from 0% to 50% such as 1%";
         if (minFree.EndsWith('%'))

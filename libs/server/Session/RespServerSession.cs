@@ -260,7 +260,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     /// <summary>True when a command may leave its reply to ReplyWhenDone: on a connection's loop, outside EXEC.</summary>
-    public bool CanFinishLater => !InExec && _connection is ClientConnection;
+    public bool CanFinishLater => !InExec && _connection.CanFinishLater;
 
     /// <summary>For callers that run sessions without a connection loop (AOF replay): waits for deferred work here.</summary>
     private void FinishDeferredBlocking()
