@@ -34,7 +34,7 @@ public sealed class ServerSettings
     public int ReadQueueDepth { get; set; } = 64;
 
     /// <summary>Which code serves client sockets (docs/networking.md).</summary>
-    public NetworkEngine NetworkEngine { get; set; } = NetworkEngine.Sockets;
+    public NetworkEngine NetworkEngine { get; set; } = OperatingSystem.IsLinux() ? NetworkEngine.Epoll : NetworkEngine.Sockets;
 
     /// <summary>Loop threads of the epoll engine (NetworkEngine.Epoll); at least 1.</summary>
     public int NetworkThreads { get; set; } = 1;

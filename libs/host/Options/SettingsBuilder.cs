@@ -93,7 +93,7 @@ public static class SettingsBuilder
             "threads" => Garnet.storage.Devices.DiskReadMode.Threads,
             _ => throw Invalid("disk-read-engine", o.DiskReadEngine, "auto, io_uring or threads"),
         };
-        s.NetworkEngine = (o.NetworkEngine ?? "sockets").ToLowerInvariant() switch
+        s.NetworkEngine = (o.NetworkEngine ?? (Garnet.common.Networking.Epoll.EpollNetwork.IsSupported ? "epoll" : "sockets")).ToLowerInvariant() switch
         {
             "sockets" => Garnet.server.NetworkEngine.Sockets,
             "epoll" when Garnet.common.Networking.Epoll.EpollNetwork.IsSupported => Garnet.server.NetworkEngine.Epoll,

@@ -107,9 +107,19 @@ public sealed class ScriptRun
         logger.Log(lv, "{Text}", text);
     }
 
-    /// <summary>Every LuaRuntime.HookInstructions instructions: notes a slow script once.</summary>
+    /// <summary>A script that has run this long hands its network loop to another thread, which serves the loop's other
+    /// connections (BUSY, SCRIPT KILL) while it runs on; ScriptRunner.Run takes the loop back when it ends.</summary>
+    internal const int ReleaseLoopAfterMs = 1;
+    internal Garnet.common.Networking.LoopRelease.Released ReleasedLoop;
+    private readonly long _startTimestamp = System.Diagnostics.Stopwatch.GetTimestamp();
+
+    /// <summary>Every LuaRuntime.HookInstructions instructions: hands the loop over once the run is long; notes a slow
+    /// script once.</summary>
     internal void OnHook()
     {
+        if (!ReleasedLoop.IsReleased && Garnet.common.Networking.LoopRelease.OnLoop
+            && System.Diagnostics.Stopwatch.GetElapsedTime(_startTimestamp).TotalMilliseconds >= ReleaseLoopAfterMs)
+            ReleasedLoop = Garnet.common.Networking.LoopRelease.Release();
         if (_slowLogged) return;
         long threshold = Session.Server.Scripts.BusyThresholdMs;
         if (threshold > 0 && Environment.TickCount64 - StartMs > threshold)

@@ -114,11 +114,17 @@ public sealed class ScriptRunner : IDisposable
         bool inExec = s.InExec;
         Storage.KeyLocks.HeldScope held = default;
         ScriptRun? run = null;
+        // A script that waits for another's end, or runs on (ScriptRun.OnHook), hands its network loop over meanwhile.
+        var released = default(Garnet.common.Networking.LoopRelease.Released);
         // Scripts queue on a monitor (which spins briefly, then sleeps) rather than spinning on EnterAll's flag.
         if (!inExec)
         {
             Interlocked.Increment(ref _queued);
-            Monitor.Enter(_serial);
+            if (!Monitor.TryEnter(_serial, 1))
+            {
+                released = Garnet.common.Networking.LoopRelease.Release();
+                Monitor.Enter(_serial);
+            }
             Interlocked.Decrement(ref _queued);
         }
         try
@@ -170,7 +176,13 @@ public sealed class ScriptRunner : IDisposable
             }
         }
         }
-        finally { if (!inExec) Monitor.Exit(_serial); }
+        finally
+        {
+            if (!inExec) Monitor.Exit(_serial);
+            // After every stripe and _serial are let go: the loop's holder may be waiting for one of them.
+            released.Reacquire();
+            run?.ReleasedLoop.Reacquire();
+        }
         if (run?.Written is { } written && s.Server.Blocked.Count > 0) foreach (var (db, key) in written) s.Server.Blocked.Signal(db, key);
     }
 

@@ -22,6 +22,8 @@
 //    the stripe's version, each ExitAll bumps the all-version, before clearing the word, count or flag. A read that fails
 //    validation is redone under Enter. So a validated read saw no write of its key at all, which lets GET copy a value
 //    without the record's lock (StoreSession.Read, validatedByCaller).
+using Garnet.common.Networking;
+
 namespace Garnet.server.Storage;
 
 public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
@@ -94,7 +96,7 @@ public sealed class KeyLocks
             if (MayEnter()) { t_entered++; return; }
             Interlocked.Add(ref w, -unit);
         }
-        var spin = new SpinWait();
+        var spin = new LoopRelease.Spinner(); // a long wait hands this thread's network loop over (LoopRelease)
         while (true)
         {
             spin.SpinOnce();
@@ -102,7 +104,7 @@ public sealed class KeyLocks
             v = Volatile.Read(ref w);
             if ((v & conflicts) == 0 && Interlocked.CompareExchange(ref w, v + unit, v) == v)
             {
-                if (MayEnter()) { t_entered++; return; }
+                if (MayEnter()) { t_entered++; spin.Done(); return; }
                 Interlocked.Add(ref w, -unit);
             }
         }
@@ -170,7 +172,7 @@ public sealed class KeyLocks
     private void EnterExclusive(int stripe)
     {
         ref long w = ref _words[stripe];
-        var spin = new SpinWait();
+        var spin = new LoopRelease.Spinner();
         while (true)
         {
             while (true) // claim Pending (only one exclusive taker at a time can)
@@ -186,6 +188,7 @@ public sealed class KeyLocks
         while (Volatile.Read(ref w) != Pending) spin.SpinOnce();
         Volatile.Write(ref w, Writer);
         t_entered++;
+        spin.Done();
     }
 
     // Stripes this thread entered and has not left. A thread that holds some goes on taking the others (in order) even
@@ -204,7 +207,7 @@ public sealed class KeyLocks
     {
         bool holds = t_holder == this;
         if (holds && t_heldBits is null) return; // this thread holds everything already (EXEC, a script)
-        var spin = new SpinWait();
+        var spin = new LoopRelease.Spinner();
         while (Interlocked.CompareExchange(ref _all, 1, 0) != 0) spin.SpinOnce();
         if (holds)
         {
@@ -214,6 +217,7 @@ public sealed class KeyLocks
                 ref long w = ref _words[i];
                 while (Volatile.Read(ref w) != 0) spin.SpinOnce();
             }
+            spin.Done();
             return;
         }
         // The common case (a script, FLUSHALL): a vectorised look for a word still in use, waiting only at those. The
@@ -222,7 +226,7 @@ public sealed class KeyLocks
         while (true)
         {
             int busy = _words.AsSpan(from).IndexOfAnyExcept(0L);
-            if (busy < 0) return;
+            if (busy < 0) { spin.Done(); return; }
             from += busy;
             ref long w = ref _words[from];
             while (Volatile.Read(ref w) != 0) spin.SpinOnce();

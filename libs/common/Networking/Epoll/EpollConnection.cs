@@ -32,6 +32,8 @@ public sealed class EpollConnection : ISessionChannel
     internal int Slot = -1;
     internal ulong Token;
     private uint _interest;            // events registered with epoll now (0: not in the set)
+    private bool _blockedOutside, _postedWhileBlocked; // its handler released the loop (LoopRelease) and runs on
+    private uint _interestBeforeDetach;
     private bool _started, _inBatch, _parked, _pushesOpenWhileParked, _repliesQueued, _continueReady, _resumeAfterPush;
     private ValueTask _pending;
     private ProcessResult _pendingResult, _afterReplies;
@@ -101,6 +103,7 @@ public sealed class EpollConnection : ISessionChannel
     internal void OnPosted()
     {
         if (_closed) return;
+        if (_blockedOutside) { _postedWhileBlocked = true; return; }
         try
         {
             if (!_started)
@@ -128,6 +131,7 @@ public sealed class EpollConnection : ISessionChannel
     /// <summary>Readiness reported by epoll for this connection's socket.</summary>
     internal void OnEvents(uint events)
     {
+        if (_blockedOutside) { _postedWhileBlocked = true; return; }
         try
         {
             if ((events & EpollNative.EPOLLOUT) != 0 && !_outgoing.IsEmpty) Flush();
@@ -251,6 +255,7 @@ public sealed class EpollConnection : ISessionChannel
     internal void Flush()
     {
         if (_closed) return;
+        if (_blockedOutside) { _postedWhileBlocked = true; return; }
         try
         {
             while (true)
@@ -305,6 +310,27 @@ public sealed class EpollConnection : ISessionChannel
             }
         }
         catch (Exception ex) { Fail(ex); }
+    }
+
+    /// <summary>Its handler releases the loop to wait long (LoopRelease): out of the epoll set, and whatever is posted
+    /// to it meanwhile waits for Reattach, so the loop's new holder never runs it concurrently.</summary>
+    internal void DetachWhileBlocked()
+    {
+        _blockedOutside = true;
+        _interestBeforeDetach = _interest;
+        SetInterest(0);
+    }
+
+    /// <summary>Its handler has the loop back.</summary>
+    internal void Reattach()
+    {
+        _blockedOutside = false;
+        SetInterest(_interestBeforeDetach);
+        if (_postedWhileBlocked)
+        {
+            _postedWhileBlocked = false;
+            _loop.RunLater(this);
+        }
     }
 
     private void SetInterest(uint events)

@@ -1,68 +1,86 @@
-// EpollLoop: one thread that serves many connections as Redis's event loop does: wait for ready sockets, run every
-// ready connection's requests, then write all the replies, then wait again.
-// Invariants: a connection's socket I/O, its requests and its state changes run only on its loop's thread; other
-// threads reach a connection only through Post, which queues it and wakes the loop through an eventfd. Replies are
-// written after every event of an epoll_wait has been handled (Flush list), so a batch of ready requests costs one wait
-// and the replies go out together. A connection with more work queued (FlushAndContinue) gets it in the next round,
-// after the others, so one deep pipeline cannot starve them.
+// EpollLoop: serves many connections as Redis's event loop does: wait for ready sockets, run every ready connection's
+// requests, then write all the replies, then wait again.
+// Invariants:
+//  - The loop is a role, not a thread: whichever thread holds _ownership runs its rounds, and only that thread touches
+//    the loop's state and its connections' I/O and requests. Other threads reach a connection only through Post, which
+//    queues it and wakes the loop through an eventfd.
+//  - Replies are written after every event of an epoll_wait has been handled (FlushLater), so a batch of ready requests
+//    costs one wait and the replies go out together. A connection with more work (FlushAndContinue) gets it in the next
+//    round, after the others, so one deep pipeline cannot starve them.
+//  - A handler about to wait long (a script that runs on, a key-lock wait) calls LoopRelease.Release: its connection
+//    leaves the epoll set, the thread gives up _ownership, and a standby thread takes the loop over, so the loop's other
+//    connections are served meanwhile. Reacquire asks the holder to yield at the end of its round and takes the loop back.
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking.Epoll;
 
-internal sealed unsafe class EpollLoop : IDisposable
+internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 {
     private const int MaxEvents = 256;
     private const ulong WakeToken = ulong.MaxValue;
 
     private readonly int _epfd;
     private readonly int _wakeFd;
-    private readonly Thread _thread;
+    private readonly string _name;
     private readonly ILogger? _logger;
     private readonly ConcurrentQueue<EpollConnection> _posted = new();
     private int _wakePending;
     private volatile bool _stopping;
 
+    private readonly object _ownership = new();
+    private int _reclaimers;          // threads waiting in Reacquire
+    private int _idleStandbys;        // threads waiting in _standbyWake
+    private readonly SemaphoreSlim _standbyWake = new(0);
+    private readonly List<Thread> _threads = new();
+    [ThreadStatic] private static EpollLoop? t_holding;
+
     // Slots: the epoll data of a connection is (generation << 32 | slot), so an event for a closed connection whose slot
-    // was reused in the same round is recognised and dropped. Only the loop's thread touches these.
+    // was reused in the same round is recognised and dropped. Only the holder touches these.
     private EpollConnection?[] _slots = new EpollConnection?[64];
     private uint[] _generations = new uint[64];
     private readonly Stack<int> _freeSlots = new();
     private int _slotsUsed;
 
-    private List<EpollConnection> _toFlush = new(), _flushing = new();
-    private List<EpollConnection> _toRun = new(), _running = new();
+    private List<EpollConnection> _toFlush = new(), _toRun = new();
+    private readonly Stack<List<EpollConnection>> _spareLists = new();
+    private EpollConnection? _current; // whose handler runs now (the one a Release detaches)
 
     public EpollLoop(int index, ILogger? logger)
     {
         _logger = logger;
+        _name = "epoll-loop-" + index;
         _epfd = EpollNative.CreateEpoll();
         _wakeFd = EpollNative.CreateEventFd();
         if (!EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_ADD, _wakeFd, EpollNative.EPOLLIN, WakeToken))
             throw new IOException("epoll_ctl could not add the loop's eventfd");
-        _thread = new Thread(Run) { IsBackground = true, Name = "epoll-loop-" + index };
-        _thread.Start();
+        StartThread(standby: false);
     }
-
-    public bool OnLoopThread => Thread.CurrentThread == _thread;
 
     internal int EpollFd => _epfd;
 
     /// <summary>Connections this loop serves now.</summary>
     public int Connections => Volatile.Read(ref _slotsUsed);
 
-    /// <summary>Queues connection to have its posted work (OnPosted) run on the loop's thread; any thread.</summary>
+    private bool Holding => t_holding == this;
+
+    /// <summary>Queues connection to have its posted work (OnPosted) run by the loop; any thread.</summary>
     public void Post(EpollConnection connection)
     {
-        if (OnLoopThread) { _toRun.Add(connection); return; }
+        if (Holding) { _toRun.Add(connection); return; }
         _posted.Enqueue(connection);
+        Wake();
+    }
+
+    private void Wake()
+    {
         if (Interlocked.Exchange(ref _wakePending, 1) == 0) EpollNative.Signal(_wakeFd);
     }
 
-    /// <summary>Asks for connection's Flush at the end of this round (loop thread).</summary>
+    /// <summary>Asks for connection's Flush at the end of this round (holder).</summary>
     public void FlushLater(EpollConnection connection) => _toFlush.Add(connection);
 
-    /// <summary>Asks for connection's Continue in the next round (loop thread).</summary>
+    /// <summary>Asks for connection's OnPosted in the next round (holder).</summary>
     public void RunLater(EpollConnection connection) => _toRun.Add(connection);
 
     /// <summary>Adds fd to the epoll set for connection with the given events; false when the kernel refuses.</summary>
@@ -88,9 +106,6 @@ internal sealed unsafe class EpollLoop : IDisposable
         return false;
     }
 
-    public void Modify(EpollConnection connection, int fd, uint events) =>
-        EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_MOD, fd, events, connection.Token);
-
     /// <summary>Removes fd from the set (before its socket is closed) and frees the connection's slot.</summary>
     public void Unregister(EpollConnection connection, int fd)
     {
@@ -104,47 +119,132 @@ internal sealed unsafe class EpollLoop : IDisposable
         connection.Slot = -1;
     }
 
-    private void Run()
+    // ---- threads and ownership ----
+
+    private void StartThread(bool standby)
+    {
+        var thread = new Thread(() => ThreadMain(standby)) { IsBackground = true, Name = _name };
+        lock (_threads) _threads.Add(thread);
+        thread.Start();
+    }
+
+    private void ThreadMain(bool standby)
     {
         byte* events = stackalloc byte[MaxEvents * EpollNative.EventSize];
-        while (!_stopping)
+        while (true)
         {
-            try
+            if (standby)
             {
-                int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 || _toFlush.Count > 0 ? 0 : -1);
-                for (int i = 0; i < n; i++)
-                {
-                    ulong token = EpollNative.DataAt(events, i);
-                    if (token == WakeToken)
-                    {
-                        EpollNative.Drain(_wakeFd);
-                        Volatile.Write(ref _wakePending, 0);
-                        while (_posted.TryDequeue(out var posted)) posted.OnPosted();
-                        continue;
-                    }
-                    int slot = (int)(uint)token;
-                    if (slot < _slots.Length && _slots[slot] is { } c && c.Token == token)
-                        c.OnEvents(EpollNative.EventsAt(events, i));
-                }
-                // Work queued for this round by the loop itself (continuations, own posts), then every reply written.
-                (_running, _toRun) = (_toRun, _running);
-                foreach (var c in _running) c.OnPosted();
-                _running.Clear();
-                while (_toFlush.Count > 0)
-                {
-                    (_flushing, _toFlush) = (_toFlush, _flushing);
-                    foreach (var c in _flushing) c.Flush();
-                    _flushing.Clear();
-                }
+                _standbyWake.Wait();
+                if (_stopping) return;
             }
-            catch (Exception ex)
+            standby = true;
+            lock (_ownership)
             {
-                // A connection's own failures are handled inside it; this is a bug in the loop. Keep serving the others.
-                _logger?.LogError(ex, "Network loop {Name} failed", _thread.Name);
-                _toFlush.Clear();
-                _running.Clear();
+                t_holding = this;
+                try
+                {
+                    while (!_stopping && Volatile.Read(ref _reclaimers) == 0) Round(events);
+                    if (_stopping) { CloseAll(); return; }
+                }
+                finally { t_holding = null; }
             }
+            Interlocked.Increment(ref _idleStandbys);
         }
+    }
+
+    /// <summary>The handler running on the holder's thread is about to wait long: detach its connection, hand the loop to
+    /// a standby thread. False when the calling thread does not hold this loop.</summary>
+    bool LoopRelease.ILoop.Release()
+    {
+        if (!Holding) return false;
+        _current?.DetachWhileBlocked();
+        t_holding = null;
+        Monitor.Exit(_ownership);
+        while (true)
+        {
+            int idle = Volatile.Read(ref _idleStandbys);
+            if (idle == 0) { StartThread(standby: false); break; }
+            if (Interlocked.CompareExchange(ref _idleStandbys, idle - 1, idle) == idle) { _standbyWake.Release(); break; }
+        }
+        return true;
+    }
+
+    /// <summary>Takes the loop back after Release (the same thread): the holder yields at the end of its round.</summary>
+    void LoopRelease.ILoop.Reacquire(object? detached)
+    {
+        Interlocked.Increment(ref _reclaimers);
+        Wake();
+        Monitor.Enter(_ownership);
+        Interlocked.Decrement(ref _reclaimers);
+        t_holding = this;
+        _current = detached as EpollConnection;
+        _current?.Reattach();
+    }
+
+    /// <summary>What Release detaches: the connection whose handler runs now.</summary>
+    object? LoopRelease.ILoop.Current => _current;
+
+    private void Round(byte* events)
+    {
+        int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 ? 0 : -1);
+        LoopRelease.Enter(this);
+        try
+        {
+            for (int i = 0; i < n; i++)
+            {
+                ulong token = EpollNative.DataAt(events, i);
+                if (token == WakeToken)
+                {
+                    EpollNative.Drain(_wakeFd);
+                    Volatile.Write(ref _wakePending, 0);
+                    while (_posted.TryDequeue(out var posted)) Handle(posted, 0, posted: true);
+                    continue;
+                }
+                int slot = (int)(uint)token;
+                if (slot < _slots.Length && _slots[slot] is { } c && c.Token == token)
+                    Handle(c, EpollNative.EventsAt(events, i), posted: false);
+            }
+            // Work queued for this round by the loop itself (continuations, own posts), then every reply written.
+            var running = _toRun;
+            _toRun = SpareList();
+            foreach (var c in running) Handle(c, 0, posted: true);
+            running.Clear();
+            _spareLists.Push(running);
+            while (_toFlush.Count > 0)
+            {
+                var flushing = _toFlush;
+                _toFlush = SpareList();
+                foreach (var c in flushing)
+                {
+                    _current = c;
+                    c.Flush();
+                }
+                flushing.Clear();
+                _spareLists.Push(flushing);
+            }
+            _current = null;
+        }
+        catch (Exception ex)
+        {
+            // A connection's own failures are handled inside it; this is a bug in the loop. Keep serving the others.
+            _logger?.LogError(ex, "Network loop {Name} failed", _name);
+            _current = null;
+        }
+        finally { LoopRelease.Leave(); }
+    }
+
+    private void Handle(EpollConnection c, uint events, bool posted)
+    {
+        _current = c;
+        if (posted) c.OnPosted();
+        else c.OnEvents(events);
+    }
+
+    private List<EpollConnection> SpareList() => _spareLists.Count > 0 ? _spareLists.Pop() : new();
+
+    private void CloseAll()
+    {
         // Stopping: whatever is still open is closed now (the server closes its clients before it stops the loops).
         for (int s = 0; s < _slots.Length; s++) _slots[s]?.CloseNow();
         while (_posted.TryDequeue(out var posted)) posted.CloseNow();
@@ -155,7 +255,11 @@ internal sealed unsafe class EpollLoop : IDisposable
         if (_stopping) return;
         _stopping = true;
         EpollNative.Signal(_wakeFd);
-        if (!OnLoopThread) _thread.Join(TimeSpan.FromSeconds(5));
+        _standbyWake.Release(1024);
+        Thread[] threads;
+        lock (_threads) threads = _threads.ToArray();
+        foreach (var t in threads)
+            if (t != Thread.CurrentThread) t.Join(TimeSpan.FromSeconds(5));
         EpollNative.Close(_wakeFd);
         EpollNative.Close(_epfd);
     }
