@@ -135,7 +135,14 @@ public sealed class EpollConnection : ISessionChannel
         try
         {
             if ((events & EpollNative.EPOLLOUT) != 0 && !_outgoing.IsEmpty) Flush();
-            if (_closed || _inBatch || _parked || !_outgoing.IsEmpty) return;
+            if (_closed) return;
+            if (_parked)
+            {
+                // Bytes (or a hang-up) while parked: they wait for the batch to resume; stop level-triggered reports.
+                if (_outgoing.IsEmpty) SetInterest(0);
+                return;
+            }
+            if (_inBatch || !_outgoing.IsEmpty) return;
             if ((events & (EpollNative.EPOLLIN | EpollNative.EPOLLERR | EpollNative.EPOLLHUP | EpollNative.EPOLLRDHUP)) != 0) Receive();
         }
         catch (Exception ex) { Fail(ex); }
@@ -203,7 +210,8 @@ public sealed class EpollConnection : ISessionChannel
         // Nothing of this batch is waiting to go out (a blocking pop, SAVE, ... alone in its batch): pushes may go out
         // while it waits, as they cannot overtake a reply.
         _pushesOpenWhileParked = _handler.Output.Length == 0;
-        SetInterest(_outgoing.IsEmpty ? 0 : EpollNative.EPOLLOUT);
+        // The socket stays in the epoll set (a client at pipeline 1 sends nothing until it has its reply): it leaves only
+        // if it reports something while parked (OnEvents), which saves two epoll_ctl calls per wait.
         if (_pushesOpenWhileParked && _pushes.Length != 0) _loop.FlushLater(this);
         ready.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onPendingDone);
     }
