@@ -37,7 +37,10 @@ public sealed class ServerSettings
     public NetworkEngine NetworkEngine { get; set; } = OperatingSystem.IsLinux() ? NetworkEngine.Epoll : NetworkEngine.Sockets;
 
     /// <summary>Loop threads of the epoll engine (NetworkEngine.Epoll); at least 1.</summary>
-    public int NetworkThreads { get; set; } = 1;
+    public int NetworkThreads { get; set; } = DefaultNetworkThreads;
+
+    /// <summary>Half the processors, at least 1: the other half for the clients, the disk reader, flushes and the GC.</summary>
+    public static int DefaultNetworkThreads => Math.Max(1, Environment.ProcessorCount / 2);
 
     /// <summary>How disk reads are done (KVStoreSettings.DiskReadMode).</summary>
     public Garnet.storage.Devices.DiskReadMode DiskReadMode { get; set; } = Garnet.storage.Devices.DiskReadMode.Auto;

@@ -60,6 +60,9 @@ public class OptionsTests
         Assert.That(Error("--min-free-disk", "60%"), Is.EqualTo("Invalid value for --min-free-disk: '60%'. Allowed: 0 (off), a size such as 256mb, or a percentage of the file system from 0% to 50% such as 1%."));
         Assert.That(Error("--min-free-disk", "plenty"), Does.StartWith("Invalid value for --min-free-disk: 'plenty'."));
         Assert.That(Error("--min-free-disk", "-1%"), Does.StartWith("Invalid value for --min-free-disk: '-1%'."));
+        Assert.That(Error("--network-engine", "uring"), Is.EqualTo("Invalid value for --network-engine: 'uring'. Allowed: epoll or sockets."));
+        Assert.That(Error("--network-threads", "0"), Is.EqualTo("Invalid value for --network-threads: '0'. Allowed: an integer from 1 to 64."));
+        Assert.That(Error("--network-threads", "65"), Is.EqualTo("Invalid value for --network-threads: '65'. Allowed: an integer from 1 to 64."));
         Assert.That(Error("--config", "/nonexistent/garnet.conf"), Does.StartWith("Invalid value for --config: file '/nonexistent/garnet.conf' does not exist."));
     }
 

@@ -69,7 +69,7 @@ public sealed class GarnetServerOptions
     [Option("network-engine", HelpText = "What serves client sockets: epoll (our own event loops, Linux: every ready request of a round runs, then all replies are written, as Redis does) or sockets (.NET's socket engine: each connection's loop sends its replies as soon as they are written). Default: sockets")]
     public string? NetworkEngine { get; set; }
 
-    [Option("network-threads", HelpText = "Event-loop threads of --network-engine epoll; each serves its share of the connections. Default: 1")]
+    [Option("network-threads", HelpText = "Event-loop threads of --network-engine epoll; each serves its share of the connections (one loop runs at most one core's worth of requests; more loops raise the peak rate of pipelined clients, and share the cores with the clients on the same machine). Default: half the processors, at least 1")]
     public int? NetworkThreads { get; set; }
 
     [Option("min-free-disk", HelpText = "Refuse writes (MISCONF) while the data directory's file system has less free space than this: a size such as 256mb, or a percentage of the file system such as 1%; 0 = off. Reads go on; writes are accepted again once space returns. Default: 1%")]

@@ -100,7 +100,7 @@ public static class SettingsBuilder
             "epoll" => throw new OptionsException("Invalid value for --network-engine: 'epoll' needs Linux. Allowed here: sockets."),
             _ => throw Invalid("network-engine", o.NetworkEngine, "epoll or sockets"),
         };
-        int networkThreads = o.NetworkThreads ?? 1;
+        int networkThreads = o.NetworkThreads ?? Garnet.server.ServerSettings.DefaultNetworkThreads;
         if (networkThreads < 1 || networkThreads > 64) throw Invalid("network-threads", o.NetworkThreads, AllowedIntegers["network-threads"]);
         s.NetworkThreads = networkThreads;
         string minFree = (o.MinFreeDisk ?? "1%").Trim();

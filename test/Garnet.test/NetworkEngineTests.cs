@@ -1,0 +1,138 @@
+// The guarantees of a connection, checked on both network engines (--network-engine epoll, the default on Linux, and
+// sockets): replies in request order under pipelining from many clients; a client that stops reading gets every byte
+// later while others are served (back-pressure, the epoll engine's EPOLLOUT path); a push reaches a client whose
+// blocking pop is waiting, before that pop's reply; a parked client can be killed; a command waiting for a key-lock
+// stripe leaves the other clients of its loop served (LoopRelease), also with a single loop thread.
+using System.Net.Sockets;
+using System.Text;
+using Garnet.client;
+using Garnet.server.Storage;
+
+namespace Garnet.test;
+
+[TestFixture("epoll")]
+[TestFixture("sockets")]
+public class NetworkEngineTests(string engine)
+{
+    private TestServer Start()
+    {
+        if (engine == "epoll" && !OperatingSystem.IsLinux()) Assert.Ignore("the epoll engine needs Linux");
+        // One loop thread: every client of the test shares it, so a stalled loop would show.
+        return new TestServer(o => { o.NetworkEngine = engine; o.NetworkThreads = 1; });
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void PipelinedRepliesStayInOrderAcrossManyClients()
+    {
+        using var server = Start();
+        var clients = Enumerable.Range(0, 16).Select(_ => server.Client()).ToList();
+        try
+        {
+            const int PerClient = 400;
+            for (int c = 0; c < clients.Count; c++)
+            {
+                var batch = new List<byte>();
+                for (int i = 0; i < PerClient; i++)
+                {
+                    batch.AddRange(RespClient.Encode("SET", $"ne:{c}:{i}", $"v{i}"));
+                    batch.AddRange(RespClient.Encode("INCR", $"ne:{c}:n"));
+                    batch.AddRange(RespClient.Encode("GET", $"ne:{c}:{i}"));
+                }
+                clients[c].SendRaw(batch.ToArray());
+            }
+            for (int c = 0; c < clients.Count; c++)
+                for (int i = 0; i < PerClient; i++)
+                {
+                    RespAssert.Simple(clients[c].Read(), "OK");
+                    RespAssert.Integer(clients[c].Read(), i + 1);
+                    RespAssert.Bulk(clients[c].Read(), $"v{i}");
+                }
+        }
+        finally { foreach (var c in clients) c.Dispose(); }
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void AClientThatStopsReadingGetsEveryByteLaterWhileOthersAreServed()
+    {
+        using var server = Start();
+        using var setter = server.Client();
+        var value = new string('x', 1 << 20);
+        setter.Execute("SET", "ne:big", value);
+        using var slow = server.Client(30_000);
+        slow.Socket.ReceiveBufferSize = 64 * 1024;
+        const int Gets = 40; // 40 MB of replies: far more than the socket buffers hold
+        var batch = new List<byte>();
+        for (int i = 0; i < Gets; i++) batch.AddRange(RespClient.Encode("GET", "ne:big"));
+        slow.SendRaw(batch.ToArray());
+        Thread.Sleep(300); // the server has filled the socket and waits for it to drain
+        using var other = server.Client(2000);
+        for (int i = 0; i < 20; i++) RespAssert.Simple(other.Execute("PING"), "PONG");
+        for (int i = 0; i < Gets; i++) RespAssert.Bulk(slow.Read(), value);
+        RespAssert.Simple(slow.Execute("PING"), "PONG");
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void APushReachesAClientWaitingInABlockingPopBeforeItsReply()
+    {
+        using var server = Start();
+        using var a = server.Client();
+        using var b = server.Client();
+        a.Execute("HELLO", "3");
+        b.Execute("SET", "ne:tracked", "1");
+        RespAssert.Simple(a.Execute("CLIENT", "TRACKING", "ON"), "OK");
+        RespAssert.Bulk(a.Execute("GET", "ne:tracked"), "1");
+        a.Send("BLPOP", "ne:list", "10");
+        Thread.Sleep(200); // a waits in BLPOP
+        b.Execute("SET", "ne:tracked", "2");
+        var push = a.Read();
+        Assert.That(push.Type, Is.EqualTo(RespType.Push), push.ToString());
+        Assert.That(push.Elements![0].Text, Is.EqualTo("invalidate"));
+        Assert.That(push.Elements[1].Elements![0].Text, Is.EqualTo("ne:tracked"));
+        RespAssert.Integer(b.Execute("RPUSH", "ne:list", "x"), 1);
+        var reply = a.Read();
+        Assert.That(reply.Elements!.Select(e => e.Text), Is.EqualTo(new[] { "ne:list", "x" }));
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void KillingAClientWaitingInABlockingPopClosesItAndTheServerGoesOn()
+    {
+        using var server = Start();
+        using var a = server.Client();
+        using var b = server.Client();
+        long id = a.Execute("CLIENT", "ID").Integer;
+        a.Send("BLPOP", "ne:never", "0");
+        Thread.Sleep(200);
+        RespAssert.Integer(b.Execute("CLIENT", "KILL", "ID", id.ToString()), 1);
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (!a.IsClosedByServer() && DateTime.UtcNow < deadline) Thread.Sleep(20);
+        Assert.That(a.IsClosedByServer(), "the killed client's connection is closed");
+        Assert.That(b.Execute("CLIENT", "LIST").Text, Does.Not.Contain($"id={id} "));
+        RespAssert.Integer(b.Execute("RPUSH", "ne:never", "x"), 1);
+        RespAssert.Simple(b.Execute("PING"), "PONG");
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void ACommandWaitingForAKeyLockLeavesTheLoopsOtherClientsServed()
+    {
+        using var server = Start();
+        using var c = server.Client();
+        c.Execute("SET", "ne:held", "v");
+        var locks = server.Server.Server.Store.Locks;
+        int stripe = KeyLocks.StripeOf(Encoding.ASCII.GetBytes("ne:held"));
+        locks.Enter(stripe, KeyLockMode.Exclusive);
+        try
+        {
+            c.Send("GET", "ne:held");
+            c.Send("PING");
+            Thread.Sleep(100); // c's GET waits for the stripe
+            using var other = server.Client(2000);
+            for (int i = 0; i < 20; i++) RespAssert.Simple(other.Execute("PING"), "PONG");
+            Assert.That(other.Execute("GET", "ne:other").IsNull);
+            Assert.That(c.Socket.Poll(200_000, SelectMode.SelectRead), Is.False, "no reply while the stripe is held");
+        }
+        finally { locks.Exit(stripe, KeyLockMode.Exclusive); }
+        RespAssert.Bulk(c.Read(), "v");
+        RespAssert.Simple(c.Read(), "PONG");
+        RespAssert.Simple(c.Execute("PING"), "PONG");
+    }
+}
