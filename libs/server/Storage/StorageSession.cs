@@ -262,7 +262,9 @@ public sealed class StorageSession : IDisposable
     private Status WaitObject(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session, ObjectOperation op)
     {
         _host.CountBlockingDiskWait();
-        while (!session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
+        var released = Garnet.common.Networking.LoopRelease.Release(); // the loop's other clients are served meanwhile
+        try { while (!session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { } }
+        finally { released.Reacquire(); }
         return op.Status;
     }
 
@@ -277,7 +279,9 @@ public sealed class StorageSession : IDisposable
         // The completion callback stores the final status in Result.
         // No time limit: an op abandoned here would stay queued and later run against a reused receive buffer.
         _host.CountBlockingDiskWait();
-        while (!_session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { }
+        var released = Garnet.common.Networking.LoopRelease.Release(); // the loop's other clients are served meanwhile
+        try { while (!_session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { } }
+        finally { released.Reacquire(); }
         return Result.Status;
     }
 
