@@ -117,8 +117,8 @@ public static class ConfigFileLoader
             case "compaction-interval": o.CompactionInterval ??= ParseInt("compaction-interval", value); return true;
             case "read-queue-depth": o.ReadQueueDepth ??= ParseInt("read-queue-depth", value); return true;
             case "disk-read-engine": o.DiskReadEngine ??= value; return true;
-            case "network-engine": if (redisConf) return false; o.NetworkEngine ??= value; return true;
-            case "network-threads": if (redisConf) return false; o.NetworkThreads ??= ParseInt("network-threads", value); return true;
+            case "network-engine": o.NetworkEngine ??= value; return true;
+            case "network-threads": o.NetworkThreads ??= ParseInt("network-threads", value); return true;
             case "min-free-disk": o.MinFreeDisk ??= value; return true;
             case "aof": if (redisConf) return false; o.Aof |= ParseBool("aof", value); return true;
             case "appendonly": if (!redisConf) return false; o.Aof |= ParseBool("appendonly", value); return true;
