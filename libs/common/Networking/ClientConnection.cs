@@ -65,17 +65,7 @@ public sealed class ClientConnection : ISessionChannel
 
     /// <summary>True when the peer has closed its side (checked without reading: readable with nothing to read), for a
     /// connection whose requests are not being read now (a client blocked in a command).</summary>
-    public bool PeerHasClosed
-    {
-        get
-        {
-            if (IsClosed) return true;
-            try { return _socket.Poll(0, SelectMode.SelectRead) && _socket.Available == 0; }
-            catch (ObjectDisposedException) { return true; }
-            catch (SocketException) { return true; }
-            catch (NotSupportedException) { return false; }
-        }
-    }
+    public bool PeerHasClosed => IsClosed || SocketPeer.HasClosed(_socket);
 
     private long _lastActivityMs = Environment.TickCount64;
     /// <summary>Last time bytes moved in either direction (for the idle timeout and CLIENT LIST idle=).</summary>

@@ -75,17 +75,7 @@ public sealed class EpollConnection : ISessionChannel
     public long LastActivityMs => Volatile.Read(ref _lastActivityMs);
     public bool CanFinishLater => true;
 
-    public bool PeerHasClosed
-    {
-        get
-        {
-            if (_closed) return true;
-            try { return _socket.Poll(0, SelectMode.SelectRead) && _socket.Available == 0; }
-            catch (ObjectDisposedException) { return true; }
-            catch (SocketException) { return true; }
-            catch (NotSupportedException) { return false; }
-        }
-    }
+    public bool PeerHasClosed => _closed || SocketPeer.HasClosed(_socket);
 
     /// <summary>Starts serving the connection on its loop (any thread; the accept path).</summary>
     public void Start(IRequestHandler handler)
