@@ -135,4 +135,46 @@ public class NetworkEngineTests(string engine)
         RespAssert.Simple(c.Read(), "PONG");
         RespAssert.Simple(c.Execute("PING"), "PONG");
     }
+
+    [Test, CancelAfter(120_000)]
+    public void ClientsThatVanishMidBatchLeaveTheServerServingAndCountedRight()
+    {
+        using var server = Start();
+        using var admin = server.Client();
+        admin.Execute("SET", "ne:v", new string('y', 256 * 1024));
+        var getBig = RespClient.Encode("GET", "ne:v");
+        for (int round = 0; round < 60; round++)
+        {
+            using var gone = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+            gone.Connect("127.0.0.1", server.Port);
+            if (round % 3 == 0)
+            {
+                // Replies far larger than the socket buffers: the server is waiting to write when the client resets.
+                var batch = new byte[getBig.Length * 64];
+                for (int i = 0; i < 64; i++) getBig.CopyTo(batch, i * getBig.Length);
+                gone.Send(batch);
+            }
+            else if (round % 3 == 1) gone.Send(RespClient.Encode("BLPOP", "ne:nothing", "0")); // parked when it goes
+            else gone.Send(RespClient.Encode("SET", "ne:k" + round, "v")); // an ordinary batch
+            Thread.Sleep(round % 3 == 0 ? 20 : 2);
+            gone.LingerState = new LingerOption(true, 0); // close with a reset
+            gone.Close();
+        }
+        var deadline = DateTime.UtcNow.AddSeconds(20);
+        long clients;
+        do
+        {
+            clients = ParseInfoField(admin.Execute("INFO", "clients").Text!, "connected_clients");
+            if (clients == 1) break;
+            Thread.Sleep(50);
+        } while (DateTime.UtcNow < deadline);
+        Assert.That(clients, Is.EqualTo(1), "every vanished client was torn down");
+        RespAssert.Bulk(admin.Execute("GET", "ne:k2"), "v");
+        RespAssert.Integer(admin.Execute("RPUSH", "ne:nothing", "a"), 1); // no vanished BLPOP takes it
+        RespAssert.Integer(admin.Execute("LLEN", "ne:nothing"), 1);
+        RespAssert.Simple(admin.Execute("PING"), "PONG");
+    }
+
+    private static long ParseInfoField(string info, string field) =>
+        long.Parse(info.Split("\r\n").First(l => l.StartsWith(field + ":"))[(field.Length + 1)..]);
 }
