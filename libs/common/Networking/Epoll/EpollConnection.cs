@@ -335,7 +335,8 @@ public sealed class EpollConnection : ISessionChannel
     {
         if (_closed || events == _interest) return;
         int op = events == 0 ? EpollNative.EPOLL_CTL_DEL : _interest == 0 ? EpollNative.EPOLL_CTL_ADD : EpollNative.EPOLL_CTL_MOD;
-        EpollNative.Control(_loop.EpollFd, op, _fd, events, Token);
+        int epfd = _loop.EpollFd;
+        if (epfd >= 0) EpollNative.Control(epfd, op, _fd, events, Token);
         _interest = events;
     }
 

@@ -27,6 +27,11 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private readonly ConcurrentQueue<EpollConnection> _posted = new();
     private int _wakePending;
     private volatile bool _stopping;
+    // Dispose closes the eventfd and the epoll fd holding _ownership and this lock; Wake signals under this lock, and the
+    // holder uses the epoll fd, only while they are open: a late Post (a disk read completing after the stop) or a thread
+    // back from a long wait must never touch an fd number the process has reused.
+    private readonly object _fdLock = new();
+    private volatile bool _fdsClosed;
 
     private readonly object _ownership = new();
     private int _reclaimers;          // threads waiting in Reacquire
@@ -57,7 +62,8 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         StartThread(standby: false);
     }
 
-    internal int EpollFd => _epfd;
+    /// <summary>The epoll fd, for the holder's epoll_ctl calls; -1 once closed.</summary>
+    internal int EpollFd => _fdsClosed ? -1 : _epfd;
 
     /// <summary>Connections this loop serves now.</summary>
     public int Connections => Volatile.Read(ref _slotsUsed);
@@ -74,7 +80,9 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 
     private void Wake()
     {
-        if (Interlocked.Exchange(ref _wakePending, 1) == 0) EpollNative.Signal(_wakeFd);
+        if (Interlocked.Exchange(ref _wakePending, 1) != 0) return;
+        lock (_fdLock)
+            if (!_fdsClosed) EpollNative.Signal(_wakeFd);
     }
 
     /// <summary>Asks for connection's Flush at the end of this round (holder).</summary>
@@ -101,7 +109,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         _slotsUsed++;
         connection.Slot = slot;
         connection.Token = (ulong)_generations[slot] << 32 | (uint)slot;
-        if (EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_ADD, fd, events, connection.Token)) return true;
+        if (!_fdsClosed && EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_ADD, fd, events, connection.Token)) return true;
         Unregister(connection, fd);
         return false;
     }
@@ -109,7 +117,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     /// <summary>Removes fd from the set (before its socket is closed) and frees the connection's slot.</summary>
     public void Unregister(EpollConnection connection, int fd)
     {
-        EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_DEL, fd, 0, 0);
+        if (!_fdsClosed) EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_DEL, fd, 0, 0);
         int slot = connection.Slot;
         if (slot < 0 || _slots[slot] != connection) return;
         _slots[slot] = null;
@@ -144,7 +152,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
                 t_holding = this;
                 try
                 {
-                    while (!_stopping && Volatile.Read(ref _reclaimers) == 0) Round(events);
+                    while (!_stopping && !_fdsClosed && Volatile.Read(ref _reclaimers) == 0) Round(events);
                     if (_stopping) { CloseAll(); return; }
                 }
                 finally { t_holding = null; }
@@ -187,10 +195,10 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 
     private void Round(byte* events)
     {
-        int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 ? 0 : -1);
         LoopRelease.Enter(this);
         try
         {
+            int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 ? 0 : -1);
             for (int i = 0; i < n; i++)
             {
                 ulong token = EpollNative.DataAt(events, i);
@@ -227,9 +235,10 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         }
         catch (Exception ex)
         {
+            _current = null;
+            if (_stopping) return; // a thread that came back from a long wait after the loop's fds were closed
             // A connection's own failures are handled inside it; this is a bug in the loop. Keep serving the others.
             _logger?.LogError(ex, "Network loop {Name} failed", _name);
-            _current = null;
         }
         finally { LoopRelease.Leave(); }
     }
@@ -254,13 +263,28 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         if (_stopping) return;
         _stopping = true;
-        EpollNative.Signal(_wakeFd);
+        lock (_fdLock) EpollNative.Signal(_wakeFd);
         _standbyWake.Release(1024);
         Thread[] threads;
         lock (_threads) threads = _threads.ToArray();
         foreach (var t in threads)
             if (t != Thread.CurrentThread) t.Join(TimeSpan.FromSeconds(5));
-        EpollNative.Close(_wakeFd);
-        EpollNative.Close(_epfd);
+        // A thread still inside a long wait (a script the stop did not end) holds no ownership, or gives it back within a
+        // round; one that keeps it past 5 s keeps the fds open (leaked) rather than have them closed under it.
+        if (!Monitor.TryEnter(_ownership, TimeSpan.FromSeconds(5)))
+        {
+            _logger?.LogWarning("Network loop {Name} is still busy at stop; its epoll fds stay open", _name);
+            return;
+        }
+        try
+        {
+            lock (_fdLock)
+            {
+                _fdsClosed = true;
+                EpollNative.Close(_wakeFd);
+                EpollNative.Close(_epfd);
+            }
+        }
+        finally { Monitor.Exit(_ownership); }
     }
 }
