@@ -45,6 +45,27 @@ public sealed class RespWriter : IDisposable
 
     public void Dispose() => Reset(true);
 
+    /// <summary>Whether the writer holds a buffer now.</summary>
+    public bool HasBuffer => _buffer.Length > 0;
+
+    /// <summary>Forgets written bytes and hands the buffer to the caller, who pools it (a connection's loop keeps a stash
+    /// of them: a round holds many at once, more than the shared pool keeps per core).</summary>
+    public byte[] DetachBuffer()
+    {
+        var b = _buffer;
+        _buffer = Array.Empty<byte>();
+        _length = 0;
+        return b;
+    }
+
+    /// <summary>Writes into buffer (from DetachBuffer) from now on; only when the writer holds none.</summary>
+    public void AdoptBuffer(byte[] buffer)
+    {
+        if (_buffer.Length != 0) throw new InvalidOperationException("the writer holds a buffer already");
+        _buffer = buffer;
+        _length = 0;
+    }
+
     /// <summary>Rolls back to an earlier length (used to discard a partially written reply).</summary>
     public void Truncate(int length)
     {

@@ -163,6 +163,8 @@ public sealed class EpollConnection : ISessionChannel
     /// or for more bytes. resumed: the result of a Process whose wait is over (skip running requests first).</summary>
     private void RunBatch(ProcessResult? resumed)
     {
+        var output = _handler.Output;
+        if (!output.HasBuffer && _loop.TakeReplyBuffer() is { } buffer) output.AdoptBuffer(buffer);
         while (true)
         {
             ProcessResult result;
@@ -236,6 +238,8 @@ public sealed class EpollConnection : ISessionChannel
     private void EndBatch(ProcessResult result)
     {
         _inBatch = false;
+        var output = _handler.Output;
+        if (output.Length == 0 && output.HasBuffer) _loop.GiveReplyBuffer(output.DetachBuffer()); // a batch with no reply
         if (result == ProcessResult.Close || Volatile.Read(ref _closeRequested) != 0) { CloseNow(); return; }
         if (_receive.Input.Count == 0)
         {
@@ -292,9 +296,9 @@ public sealed class EpollConnection : ISessionChannel
                     if (!_inBatch) SetInterest(EpollNative.EPOLLIN);
                     continue;
                 }
-                // The batch's replies are out.
+                // The batch's replies are out: the buffer goes back to the loop's stash (an idle connection holds none).
                 _repliesQueued = false;
-                _handler.Output.Reset(releaseBuffer: true);
+                _loop.GiveReplyBuffer(_handler.Output.DetachBuffer());
                 if (_afterReplies == ProcessResult.FlushAndContinue)
                 {
                     // More requests of this batch: next round, after the other connections.

@@ -48,6 +48,10 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private int _slotsUsed;
 
     private List<EpollConnection> _toFlush = new(), _toRun = new();
+    // Reply buffers of connections whose replies were sent, for the next batches (holder only). A round holds up to
+    // MaxEvents of them at once, more than ArrayPool.Shared keeps per core, which made every round allocate.
+    private readonly Stack<byte[]> _replyBuffers = new();
+    private const int MaxReplyBuffers = 2 * MaxEvents, MaxPooledReplyBuffer = 64 * 1024;
     private readonly Stack<List<EpollConnection>> _spareLists = new();
     private EpollConnection? _current; // whose handler runs now (the one a Release detaches)
 
@@ -83,6 +87,18 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         if (Interlocked.Exchange(ref _wakePending, 1) != 0) return;
         lock (_fdLock)
             if (!_fdsClosed) EpollNative.Signal(_wakeFd);
+    }
+
+    /// <summary>A reply buffer from the loop's stash, or null (holder).</summary>
+    public byte[]? TakeReplyBuffer() => _replyBuffers.Count > 0 ? _replyBuffers.Pop() : null;
+
+    /// <summary>Gives a sent batch's reply buffer back (holder): to the stash, or to LargeBuffers when big or the stash is
+    /// full.</summary>
+    public void GiveReplyBuffer(byte[] buffer)
+    {
+        if (buffer.Length == 0) return;
+        if (buffer.Length <= MaxPooledReplyBuffer && _replyBuffers.Count < MaxReplyBuffers) _replyBuffers.Push(buffer);
+        else Garnet.common.Util.LargeBuffers.Return(buffer);
     }
 
     /// <summary>Asks for connection's Flush at the end of this round (holder).</summary>
