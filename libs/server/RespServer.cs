@@ -290,20 +290,25 @@ public sealed class RespServer : IDisposable
             return;
         }
         Stats.ConnectionReceived();
+        string? unixPath = unix ? Settings.UnixSocket : null;
         if (_epoll is { } epoll)
         {
-            var polled = epoll.Accept(socket, Settings.Limits, _logger);
-            polled.UnixSocketPath = unix ? Settings.UnixSocket : null;
-            var polledSession = new RespServerSession(this, polled);
-            Clients.Add(polledSession);
-            polled.Start(polledSession);
+            var polled = epoll.Accept(socket, Settings.Limits, _logger, unixPath);
+            polled.Start(NewSession(polled));
             return;
         }
-        var connection = new ClientConnection(socket, Settings.Limits, _logger) { UnixSocketPath = unix ? Settings.UnixSocket : null };
-        var session = new RespServerSession(this, connection);
-        Clients.Add(session);
+        var connection = new ClientConnection(socket, Settings.Limits, _logger) { UnixSocketPath = unixPath };
+        var session = NewSession(connection);
         // Off the accept loop: a connection whose first receive completes at once must not delay accepts.
         ThreadPool.UnsafeQueueUserWorkItem(static state => _ = state.connection.RunAsync(state.session), (connection, session), preferLocal: false);
+    }
+
+    /// <summary>The session of an accepted connection, registered with the clients.</summary>
+    private RespServerSession NewSession(ISessionChannel connection)
+    {
+        var session = new RespServerSession(this, connection);
+        Clients.Add(session);
+        return session;
     }
 
     /// <summary>SHUTDOWN FORCE / NOSAVE: stop even when the checkpoint at stop fails.</summary>

@@ -16,10 +16,15 @@ public static class LoopRelease
         object? Current { get; }
     }
 
+    // The loop the calling thread holds now: set by the loop while its thread owns it, cleared by Release, set again by
+    // Reacquire.
     [ThreadStatic] private static ILoop? t_loop;
 
-    internal static void Enter(ILoop loop) => t_loop = loop;
-    internal static void Leave() => t_loop = null;
+    internal static ILoop? Holder
+    {
+        get => t_loop;
+        set => t_loop = value;
+    }
 
     /// <summary>Whether the calling thread runs a network loop now (releasing would help others).</summary>
     public static bool OnLoop => t_loop is not null;
@@ -53,8 +58,7 @@ public static class LoopRelease
         public void Reacquire()
         {
             if (_loop is null) return;
-            _loop.Reacquire(_detached);
-            t_loop = _loop;
+            _loop.Reacquire(_detached); // sets the holder again
         }
     }
 

@@ -64,7 +64,7 @@ public sealed class EpollConnection : ISessionChannel
 
     public IPEndPoint? RemoteEndPoint { get; }
     public IPEndPoint? LocalEndPoint { get; }
-    public string? UnixSocketPath { get; set; }
+    public string? UnixSocketPath { get; init; }
     public long Handle { get; }
     public long BytesIn => Interlocked.Read(ref _bytesIn);
     public long BytesOut => Interlocked.Read(ref _bytesOut);
@@ -133,7 +133,7 @@ public sealed class EpollConnection : ISessionChannel
                 return;
             }
             if (_inBatch || !_outgoing.IsEmpty) return;
-            if ((events & (EpollNative.EPOLLIN | EpollNative.EPOLLERR | EpollNative.EPOLLHUP | EpollNative.EPOLLRDHUP)) != 0) Receive();
+            if ((events & (EpollNative.EPOLLIN | EpollNative.EPOLLERR | EpollNative.EPOLLHUP)) != 0) Receive();
         }
         catch (Exception ex) { Fail(ex); }
     }
@@ -173,9 +173,9 @@ public sealed class EpollConnection : ISessionChannel
             {
                 result = _handler.Process(_receive.Input);
                 long hardLimit = _limits.OutputBufferHardLimit;
-                if (hardLimit > 0 && _handler.Output.Length > hardLimit)
+                if (hardLimit > 0 && output.Length > hardLimit)
                 {
-                    _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, _handler.Output.Length);
+                    _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.Length);
                     CloseNow();
                     return;
                 }
@@ -183,7 +183,7 @@ public sealed class EpollConnection : ISessionChannel
                 if (!ready.IsCompleted) { Park(ready, result); return; }
                 ready.GetAwaiter().GetResult();
             }
-            if (_handler.Output.Length > 0)
+            if (output.Length > 0)
             {
                 _afterReplies = result;
                 _repliesQueued = true;

@@ -38,7 +38,6 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private int _idleStandbys;        // threads waiting in _standbyWake
     private readonly SemaphoreSlim _standbyWake = new(0);
     private readonly List<Thread> _threads = new();
-    [ThreadStatic] private static EpollLoop? t_holding;
 
     // Slots: the epoll data of a connection is (generation << 32 | slot), so an event for a closed connection whose slot
     // was reused in the same round is recognised and dropped. Only the holder touches these.
@@ -72,7 +71,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     /// <summary>Connections this loop serves now.</summary>
     public int Connections => Volatile.Read(ref _slotsUsed);
 
-    private bool Holding => t_holding == this;
+    private bool Holding => LoopRelease.Holder == this;
 
     /// <summary>Queues connection to have its posted work (OnPosted) run by the loop; any thread.</summary>
     public void Post(EpollConnection connection)
@@ -165,13 +164,13 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
             standby = true;
             lock (_ownership)
             {
-                t_holding = this;
+                LoopRelease.Holder = this;
                 try
                 {
                     while (!_stopping && !_fdsClosed && Volatile.Read(ref _reclaimers) == 0) Round(events);
                     if (_stopping) { CloseAll(); return; }
                 }
-                finally { t_holding = null; }
+                finally { LoopRelease.Holder = null; }
             }
             Interlocked.Increment(ref _idleStandbys);
         }
@@ -183,8 +182,8 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         if (!Holding) return false;
         _current?.DetachWhileBlocked();
-        t_holding = null;
-        Monitor.Exit(_ownership);
+        Monitor.Exit(_ownership); // LoopRelease.Release clears the holder
+
         while (true)
         {
             int idle = Volatile.Read(ref _idleStandbys);
@@ -201,7 +200,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         Wake();
         Monitor.Enter(_ownership);
         Interlocked.Decrement(ref _reclaimers);
-        t_holding = this;
+        LoopRelease.Holder = this;
         _current = detached as EpollConnection;
         _current?.Reattach();
     }
@@ -211,7 +210,6 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 
     private void Round(byte* events)
     {
-        LoopRelease.Enter(this);
         try
         {
             int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 ? 0 : -1);
@@ -256,7 +254,6 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
             // A connection's own failures are handled inside it; this is a bug in the loop. Keep serving the others.
             _logger?.LogError(ex, "Network loop {Name} failed", _name);
         }
-        finally { LoopRelease.Leave(); }
     }
 
     private void Handle(EpollConnection c, uint events, bool posted)

@@ -24,12 +24,12 @@ public sealed class EpollNetwork : IDisposable
     public int Threads => _loops.Length;
 
     /// <summary>A connection for an accepted socket, on the least busy loop; Start it with its session.</summary>
-    public EpollConnection Accept(Socket socket, RespLimits limits, ILogger? logger)
+    public EpollConnection Accept(Socket socket, RespLimits limits, ILogger? logger, string? unixSocketPath)
     {
         var loop = _loops[0];
         for (int i = 1; i < _loops.Length; i++)
             if (_loops[i].Connections < loop.Connections) loop = _loops[i];
-        return new EpollConnection(socket, loop, limits, logger);
+        return new EpollConnection(socket, loop, limits, logger) { UnixSocketPath = unixSocketPath };
     }
 
     public void Dispose()
