@@ -51,6 +51,28 @@ public class IndexMemoryTests
     }
 
     [Test]
+    public void GrowingTheIndexLeavesLittleGarbage()
+    {
+        // Three doublings (2^14 -> 2^17 buckets) while 600K keys go in. Before, each growth listed the old table's overflow
+        // links and built a set of the freed pages' buckets: about 2.5 MB of managed garbage here (measured), which the
+        // GC keeps committed. Now one array of the free links: under 1 MB for all three.
+        using var store = NewStore(pageBits: 20, memoryBytes: 512L << 20, buckets: 1 << 14);
+        using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
+        const int n = 600_000;
+        var keys = new byte[n][];
+        for (int i = 0; i < n; i++) keys[i] = Encoding.ASCII.GetBytes("key:" + i);
+        var value = Encoding.ASCII.GetBytes("value");
+        for (int i = 0; i < 1000; i++) s.Upsert(keys[i], value); // warm up (JIT, first pages)
+        long before = GC.GetTotalAllocatedBytes(precise: true);
+        for (int i = 1000; i < n; i++) s.Upsert(keys[i], value);
+        Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
+        store.Epoch.WaitForPendingActions(TimeSpan.FromSeconds(5));
+        long allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
+        Assert.That(store.Index.BucketCount, Is.GreaterThanOrEqualTo(1 << 17), "the index grew three times");
+        Assert.That(allocated, Is.LessThan(1L << 20), $"{allocated} bytes allocated while loading {n} keys");
+    }
+
+    [Test]
     public void GrowingWithMostRecordsOnDiskKeepsOneEntryPerChain()
     {
         Assert.That(Garnet.storage.Index.HashIndex.SplitsByTag(1 << 16), Is.True);

@@ -2,80 +2,139 @@ using Garnet.storage.Log;
 
 namespace Garnet.storage.test;
 
-/// <summary>The record format: sizes, and that every field reads back what was written with and without an expiration.</summary>
+/// <summary>The record formats (compact and long): sizes, and that every field reads back what was written, with and
+/// without an expiration, in both formats.</summary>
 [TestFixture]
 public unsafe class RecordLayoutTests
 {
-    [TestCase(0, 0, false, 24)]
-    [TestCase(3, 0, false, 24)]    // 21 + 3: the key fills the header's last word
-    [TestCase(4, 0, false, 32)]
-    [TestCase(18, 32, false, 72)]  // a 16-byte client key with its 2-byte database prefix, 32-byte value
+    [TestCase(0, 0, false, 24)]    // compact: 14 bytes before the key, but never smaller than HeaderSize
+    [TestCase(4, 0, false, 24)]
+    [TestCase(10, 0, false, 24)]
+    [TestCase(11, 0, false, 32)]
+    [TestCase(18, 32, false, 64)]  // a 16-byte client key with its 2-byte database prefix, 32-byte value
     [TestCase(19, 32, false, 72)]
-    [TestCase(20, 32, false, 80)]
-    [TestCase(18, 32, true, 80)]   // 29 + 18 = 47
-    [TestCase(19, 32, true, 80)]
-    [TestCase(20, 33, true, 96)]
+    [TestCase(18, 32, true, 80)]   // compact with an expiration: the key at 24; 24 + 18 = 42
+    [TestCase(20, 33, true, 88)]
+    [TestCase(127, 511, false, 656)] // the largest compact shape: Align8(14 + 127) + Align8(511)
+    [TestCase(128, 0, false, 152)] // long: 21 + 128
+    [TestCase(18, 512, false, 552)] // long: Align8(21 + 18) + 512
+    [TestCase(18, 512, true, 560)] // long with an expiration: 29 + 18
     public void SizeIsTheFixedFieldsAndKeyRoundedUpPlusTheValueRoundedUp(int key, int value, bool expiration, int size) =>
         Assert.That(RecordLayout.Size(key, value, expiration), Is.EqualTo(size));
 
     [Test]
-    public void FieldsReadBackForEveryKeyLengthWithAndWithoutExpiration()
+    public void FieldsReadBackInBothFormatsWithAndWithoutExpiration()
     {
+        int[] keyLengths = [0, 1, 2, 3, 7, 13, 18, 20, 126, 127, 128, 130];
+        int[] valueLengths = [0, 13, 511, 512, 700];
         foreach (long expiration in new[] { 0L, 1_700_000_000_123L })
-            for (int keyLength = 0; keyLength <= 20; keyLength++)
-            {
-                var key = new byte[keyLength];
-                for (int i = 0; i < keyLength; i++) key[i] = (byte)(0xA0 + i);
-                int valueLength = 13;
-                int size = RecordLayout.Size(keyLength, valueLength, expiration != 0);
-                var buffer = new byte[size + 8];
-                Array.Fill(buffer, (byte)0xEE);
-                fixed (byte* r = buffer)
+            foreach (int keyLength in keyLengths)
+                foreach (int valueLength in valueLengths)
                 {
-                    RecordLayout.Initialize(r, 12345, key, valueLength, expiration, 0);
-                    byte* value = RecordLayout.ValuePointer(r);
-                    Assert.That((long)(value - r) % 8, Is.EqualTo(0), "the value is 8-aligned");
-                    for (int i = 0; i < valueLength; i++) value[i] = (byte)i;
+                    var key = new byte[keyLength];
+                    for (int i = 0; i < keyLength; i++) key[i] = (byte)(0xA0 + i);
+                    int size = RecordLayout.Size(keyLength, valueLength, expiration != 0);
+                    var buffer = new byte[size + 8];
+                    Array.Fill(buffer, (byte)0xEE);
+                    fixed (byte* r = buffer)
+                    {
+                        RecordLayout.Initialize(r, 12345, key, valueLength, expiration, 0);
+                        string where = $"key {keyLength}, value {valueLength}, expiration {expiration}";
+                        bool compact = keyLength <= 127 && valueLength <= 511;
+                        Assert.That(RecordLayout.IsCompact(r), Is.EqualTo(compact), where);
+                        byte* value = RecordLayout.ValuePointer(r);
+                        Assert.That((long)(value - r) % 8, Is.EqualTo(0), "the value is 8-aligned");
+                        for (int i = 0; i < valueLength; i++) value[i] = (byte)i;
 
-                    string where = $"key {keyLength}, expiration {expiration}";
-                    Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size), where);
-                    Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key), where);
-                    Assert.That(RecordLayout.Expiration(r), Is.EqualTo(expiration), where);
-                    Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0), where);
-                    Assert.That(RecordLayout.AccessTime(r), Is.EqualTo(AccessClock.NowSeconds).Within(2), where);
-                    Assert.That(RecordInfo.PreviousAddress(RecordLayout.Info(r)), Is.EqualTo(12345), where);
+                        Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size), where);
+                        Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key), where);
+                        Assert.That(RecordLayout.ValueLength(r), Is.EqualTo(valueLength), where);
+                        Assert.That(RecordLayout.Expiration(r), Is.EqualTo(expiration), where);
+                        Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0), where);
+                        Assert.That(RecordLayout.AccessTime(r), Is.EqualTo(AccessClock.NowSeconds).Within(2), where);
+                        Assert.That(RecordInfo.PreviousAddress(RecordLayout.Info(r)), Is.EqualTo(12345), where);
 
-                    // The fields written after publication (kind, access time, expiration, length) leave the key and
-                    // value as they were.
-                    RecordLayout.SetObjectKind(r, 0x5A);
-                    RecordLayout.SetAccessTime(r, 0xFFFF_FFFF);
-                    if (expiration != 0) RecordLayout.SetExpiration(r, expiration + 1);
-                    Assert.That(RecordLayout.TrySetValueLength(r, 9), Is.True);
-                    Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0x5A), where);
-                    Assert.That(RecordLayout.AccessTime(r), Is.EqualTo(0xFFFF_FFFF), where);
-                    Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key), where);
-                    Assert.That(RecordLayout.Value(r).ToArray(), Is.EqualTo(new byte[] { 0, 1, 2, 3, 4, 5, 6, 7, 8 }), where);
-                    Assert.That(RecordLayout.Expiration(r), Is.EqualTo(expiration == 0 ? 0 : expiration + 1), where);
-                    Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size), "an in-place length change keeps the size");
-                    Assert.That(buffer[size], Is.EqualTo(0xEE), "nothing is written past the record");
+                        // The fields written after publication (kind, access time, expiration, length) leave the key and
+                        // value as they were.
+                        uint idle = AccessClock.NowSeconds - 100_000;
+                        RecordLayout.SetObjectKind(r, 0xA);
+                        RecordLayout.SetAccessTime(r, idle);
+                        if (expiration != 0) RecordLayout.SetExpiration(r, expiration + 1);
+                        int shorter = Math.Max(0, valueLength - 9);
+                        Assert.That(RecordLayout.TrySetValueLength(r, shorter), Is.True, where);
+                        Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0xA), where);
+                        Assert.That(RecordLayout.AccessTime(r), Is.EqualTo(idle), where);
+                        Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key), where);
+                        Assert.That(RecordLayout.ValueLength(r), Is.EqualTo(shorter), where);
+                        Assert.That(RecordLayout.Value(r).ToArray(), Is.EqualTo(Enumerable.Range(0, shorter).Select(i => (byte)i).ToArray()), where);
+                        Assert.That(RecordLayout.Expiration(r), Is.EqualTo(expiration == 0 ? 0 : expiration + 1), where);
+                        RecordLayout.Touch(r);
+                        Assert.That(RecordLayout.AccessTime(r), Is.EqualTo(AccessClock.NowSeconds).Within(2), where);
+                        Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key), "a touch keeps the key's bytes in the header word");
+                        Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0xA), where);
+                        Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size), "an in-place length change keeps the size");
+                        Assert.That(buffer[size], Is.EqualTo(0xEE), "nothing is written past the record");
+                    }
                 }
-            }
     }
 
     [Test]
-    public void ReusedSpaceTakesAShorterKeyAndKeepsItsSize()
+    public void ACompactRecordNeverHoldsMoreThanItsValueFieldCanSay()
     {
-        int size = RecordLayout.Size(20, 40, false);
+        int size = RecordLayout.Size(18, 504, false); // compact, capacity 504
+        var buffer = new byte[size + 56];
+        fixed (byte* r = buffer)
+        {
+            RecordLayout.Initialize(r, 0, new byte[18], 504, 0, RecordInfo.Invalid);
+            Assert.That(RecordLayout.IsCompact(r), Is.True);
+            Assert.That(RecordLayout.CanHoldValue(r, 504), Is.True);
+            Assert.That(RecordLayout.CanHoldValue(r, 505), Is.False, "beyond the capacity");
+            // Reused space with slack: capacity 560, but the compact value field stops at 511.
+            RecordLayout.InitializeReused(r, size + 56, new byte[18], 504, 0);
+            Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size + 56));
+            Assert.That(RecordLayout.ValueCapacity(r), Is.EqualTo(511));
+            Assert.That(RecordLayout.CanHoldValue(r, 511), Is.True);
+            Assert.That(RecordLayout.CanHoldValue(r, 512), Is.False);
+            Assert.That(RecordLayout.TrySetValueLength(r, 512), Is.False);
+            Assert.That(RecordLayout.TrySetValueLength(r, 511), Is.True);
+            Assert.That(RecordLayout.ValueLength(r), Is.EqualTo(511));
+            Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size + 56));
+        }
+    }
+
+    [Test]
+    public void KindTagsAbove15AreRefused()
+    {
+        var buffer = new byte[RecordLayout.Size(4, 8, false)];
+        fixed (byte* r = buffer)
+        {
+            RecordLayout.Initialize(r, 0, new byte[4], 8, 0, 0);
+            nint at = (nint)r;
+            Assert.Throws<ArgumentOutOfRangeException>(() => RecordLayout.SetObjectKind((byte*)at, 16));
+            RecordLayout.SetObjectKind(r, 15);
+            Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(15));
+        }
+    }
+
+    [TestCase(20, 40, 5, 24)]    // compact into compact
+    [TestCase(200, 40, 5, 24)]   // long into compact: the format follows the new lengths
+    [TestCase(20, 560, 20, 520)] // long into long
+    public void ReusedSpaceTakesAShorterKeyAndKeepsItsSize(int oldKey, int oldValue, int newKey, int newValue)
+    {
+        int size = RecordLayout.Size(oldKey, oldValue, false);
         var buffer = new byte[size];
         fixed (byte* r = buffer)
         {
-            RecordLayout.Initialize(r, 0, new byte[20], 40, 0, RecordInfo.Invalid);
-            var key = new byte[] { 1, 2, 3, 4, 5 };
-            RecordLayout.InitializeReused(r, size, key, 24, 0);
+            RecordLayout.Initialize(r, 0, new byte[oldKey], oldValue, 0, RecordInfo.Invalid);
+            var key = Enumerable.Range(1, newKey).Select(i => (byte)i).ToArray();
+            int newSize = RecordLayout.Size(newKey, newValue, false);
+            nint at = (nint)r;
+            if (size - newSize > 56) { Assert.Throws<InvalidOperationException>(() => RecordLayout.InitializeReused((byte*)at, size, key, newValue, 0)); return; }
+            RecordLayout.InitializeReused(r, size, key, newValue, 0);
+            Assert.That(RecordLayout.IsCompact(r), Is.EqualTo(newKey <= 127 && newValue <= 511));
             Assert.That(RecordLayout.TotalSize(r), Is.EqualTo(size));
             Assert.That(RecordLayout.Key(r).ToArray(), Is.EqualTo(key));
-            Assert.That(RecordLayout.ValueLength(r), Is.EqualTo(24));
-            Assert.That(RecordLayout.ValueCapacity(r), Is.EqualTo(size - RecordLayout.Size(5, 0, false)));
+            Assert.That(RecordLayout.ValueLength(r), Is.EqualTo(newValue));
             Assert.That(RecordLayout.ObjectKind(r), Is.EqualTo(0));
         }
     }

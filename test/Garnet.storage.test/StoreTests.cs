@@ -123,7 +123,7 @@ public class StoreTests
         using var store = NewStore(pageBits: 16, memoryPages: 8);
         var log = new CompletionLog();
         using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(log));
-        const int n = 70_000;
+        const int n = 80_000;
         for (int i = 0; i < n; i++)
         {
             // A new key whose index tag is shared with a key already on disk needs a disk read to learn that it is new.

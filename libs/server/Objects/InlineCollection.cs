@@ -1,5 +1,5 @@
 // InlineCollection: small hashes and sets held as their record's value bytes, with no object, heap slot or array
-// header: the record is a byte record whose kind tag (RecordRef.ObjectKind, header byte 20) is the collection's
+// header: the record is a byte record whose kind tag (RecordRef.ObjectKind, in the record header) is the collection's
 // ObjectKind. Each type writes and reads its own inline form (HashObject/SetObject.WriteInline, ReadInline); this file
 // only decides which collections are inline and moves them between records and objects.
 // Invariants:

@@ -548,18 +548,18 @@ public sealed unsafe class HashIndex : IDisposable
         // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
         _epoch!.BumpCurrentEpoch(() =>
         {
-            var links = new List<ulong>();
+            // Returned while walking (no list of them: a large table's would be megabytes of garbage).
             for (long i = 0; i < old.Size; i++)
             {
                 ulong link = old.Buckets[i].Words[EntriesPerBucket];
                 while (link != 0)
                 {
-                    links.Add(link);
-                    link = Overflow(link)->Words[EntriesPerBucket];
+                    ulong next = Overflow(link)->Words[EntriesPerBucket];
+                    ReturnOverflow(link);
+                    link = next;
                 }
             }
             old.Free();
-            foreach (var l in links) ReturnOverflow(l);
             DiscardFreePages();
         });
     }
@@ -575,11 +575,12 @@ public sealed unsafe class HashIndex : IDisposable
         {
             int pages = _pageDiscarded.Count;
             var free = new int[pages];
-            foreach (ulong link in _freeOverflow) free[(long)(link - 1) / BucketsPerMemoryPage]++;
-            var discarded = new List<ulong>();
+            foreach (ulong link in _freeOverflow) free[PageOfOverflow(link)]++;
+            bool any = false;
             for (int page = 0; page < pages; page++)
             {
                 if (free[page] != BucketsPerMemoryPage) continue; // some bucket in use, or not all handed out yet
+                any = true;
                 if (!_pageDiscarded[page])
                 {
                     long first = (long)page * BucketsPerMemoryPage; // bucket index, link = index + 1
@@ -587,17 +588,21 @@ public sealed unsafe class HashIndex : IDisposable
                     _pageDiscarded[page] = true;
                     Interlocked.Increment(ref _discardedPages);
                 }
-                for (int i = BucketsPerMemoryPage; i >= 1; i--) discarded.Add((ulong)((long)page * BucketsPerMemoryPage + i));
             }
-            if (discarded.Count == 0) return;
-            var inDiscarded = new HashSet<ulong>(discarded);
-            var others = new List<ulong>();
-            foreach (ulong link in _freeOverflow) if (!inDiscarded.Contains(link)) others.Add(link); // top first
+            if (!any) return;
+            // Rebuild the stack: the wholly free pages' buckets at the bottom (page by page), the others on top, in the
+            // order they had. One array of the free links; no set (a page is wholly free when free[page] says so).
+            ulong[] topFirst = _freeOverflow.ToArray();
             _freeOverflow.Clear();
-            for (int i = discarded.Count - 1; i >= 0; i--) _freeOverflow.Push(discarded[i]);
-            for (int i = others.Count - 1; i >= 0; i--) _freeOverflow.Push(others[i]);
+            for (int page = pages - 1; page >= 0; page--)
+                if (free[page] == BucketsPerMemoryPage)
+                    for (int i = 1; i <= BucketsPerMemoryPage; i++) _freeOverflow.Push((ulong)((long)page * BucketsPerMemoryPage + i));
+            for (int i = topFirst.Length - 1; i >= 0; i--)
+                if (free[PageOfOverflow(topFirst[i])] != BucketsPerMemoryPage) _freeOverflow.Push(topFirst[i]);
         }
     }
+
+    private static int PageOfOverflow(ulong link) => (int)((long)(link - 1) / BucketsPerMemoryPage);
 
     /// <summary>Waits until a growth in progress has finished (tests; the caller must not hold epoch protection).</summary>
     public bool WaitForGrowth(TimeSpan timeout)

@@ -39,7 +39,7 @@ public interface IObjectSerializer
     void Dropped(object value) { }
 
     /// <summary>
-    /// A small tag (1..255) for the value's type, kept in its record's header (RecordLayout.ObjectKind) whenever the record
+    /// A small tag (1..15, RecordLayout.MaxKind) for the value's type, kept in its record's header (RecordLayout.ObjectKind) whenever the record
     /// gets the object, so readers can tell the type of a record on disk without deserializing it
     /// (IStoreFunctions.NeedsObject). 0: no tag (every read of such a record from disk loads its object).
     /// </summary>

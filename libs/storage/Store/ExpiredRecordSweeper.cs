@@ -109,6 +109,7 @@ internal sealed class ExpiredRecordSweeper
             for (long page = log.PageOf(begin); log.PageStart(page) < end; page++)
                 if (!_pages.TryGetValue(page, out var v) || v.NextExpiry <= now) due.Add(page);
         }
+        if (due.Count == 0) return 0; // no page buffer taken (a page-sized array would stay in the shared pool)
         long dropped = 0;
         byte[] buffer = ArrayPool<byte>.Shared.Rent(log.PageSize);
         try

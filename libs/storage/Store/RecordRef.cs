@@ -100,8 +100,10 @@ public readonly unsafe ref struct RecordRef
     public void SetObject(object value)
     {
         if (!IsMutable || !IsObject || _heap is null) throw new InvalidOperationException("not a mutable object record");
+        byte kind = _heap.Serializer.KindOf(value);
+        if (kind > RecordLayout.MaxKind) throw new ArgumentOutOfRangeException(nameof(value), $"the serializer's kind tag {kind} is not in 0..{RecordLayout.MaxKind}");
         _heap.Set(_frame, RecordLayout.ObjectSlot(_record), value);
-        RecordLayout.SetObjectKind(_record, _heap.Serializer.KindOf(value));
+        RecordLayout.SetObjectKind(_record, kind);
     }
 
     /// <summary>The whole current value, writable (mutable records only).</summary>
@@ -117,7 +119,7 @@ public readonly unsafe ref struct RecordRef
 
     /// <summary>True when a value of this length fits in place.</summary>
     public bool FitsInPlace(int length) =>
-        IsMutable && !IsObject && length >= 0 && RecordLayout.Align8(length) <= ValueCapacity && (ValueCapacity - RecordLayout.Align8(length)) / 8 <= 7;
+        IsMutable && !IsObject && RecordLayout.CanHoldValue(_record, length);
 
     /// <summary>Sets the expiration in place; false when the record has no expiration field (needs a copy) or is not mutable.</summary>
     public bool TrySetExpiration(long unixMs)

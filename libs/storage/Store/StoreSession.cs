@@ -283,6 +283,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// value the caller encodes in bytes and tells apart by the tag (the server's small collections held inline).</summary>
     public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, byte valueKind = 0)
     {
+        if (valueKind > RecordLayout.MaxKind) throw new ArgumentOutOfRangeException(nameof(valueKind), $"kind tags are 0..{RecordLayout.MaxKind}");
         _store.Epoch.Acquire();
         try { return UpsertCore(key, KeyHashOf(key), value, null, expiration, valueKind); }
         finally { _store.Epoch.Release(); }
