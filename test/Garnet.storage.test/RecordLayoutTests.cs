@@ -103,6 +103,54 @@ public unsafe class RecordLayoutTests
     }
 
     [Test]
+    public void AccessTimeStoresAndLengthOrKindChangesOnOneCompactWordLoseNothing()
+    {
+        // The access time is stored without the record's lock, in the same word as the lengths and the kind: each writer
+        // must keep what the other wrote (a plain read-modify-write would put back a stale length or access time).
+        var buffer = new byte[RecordLayout.Size(18, 40, false)];
+        var key = Enumerable.Range(1, 18).Select(i => (byte)i).ToArray();
+        fixed (byte* r = buffer) RecordLayout.Initialize(r, 0, key, 40, 0, 0);
+        var handle = System.Runtime.InteropServices.GCHandle.Alloc(buffer, System.Runtime.InteropServices.GCHandleType.Pinned);
+        try
+        {
+            nint at = handle.AddrOfPinnedObject();
+            string? failure = null;
+            const int Rounds = 300_000;
+            var toucher = new Thread(() =>
+            {
+                byte* r = (byte*)at;
+                uint now = AccessClock.NowSeconds;
+                for (int i = 0; i < Rounds && failure is null; i++)
+                {
+                    uint t = now - (uint)(i % 1000);
+                    RecordLayout.SetAccessTime(r, t);
+                    if (RecordLayout.AccessTime(r) != t) failure = $"access time {RecordLayout.AccessTime(r)} after storing {t}";
+                }
+            });
+            var writer = new Thread(() =>
+            {
+                byte* r = (byte*)at;
+                for (int i = 0; i < Rounds && failure is null; i++)
+                {
+                    int length = (i & 1) == 0 ? 8 : 40;
+                    byte kind = (byte)(i % 16);
+                    if (!RecordLayout.TrySetValueLength(r, length)) failure = $"length {length} refused";
+                    RecordLayout.SetObjectKind(r, kind);
+                    if (RecordLayout.ValueLength(r) != length) failure = $"length {RecordLayout.ValueLength(r)} after setting {length}";
+                    if (RecordLayout.ObjectKind(r) != kind) failure = $"kind {RecordLayout.ObjectKind(r)} after setting {kind}";
+                }
+            });
+            toucher.Start(); writer.Start();
+            toucher.Join(); writer.Join();
+            Assert.That(failure, Is.Null);
+            byte* rec = (byte*)at;
+            Assert.That(RecordLayout.Key(rec).ToArray(), Is.EqualTo(key));
+            Assert.That(RecordLayout.TotalSize(rec), Is.EqualTo(buffer.Length));
+        }
+        finally { handle.Free(); }
+    }
+
+    [Test]
     public void KindTagsAbove15AreRefused()
     {
         var buffer = new byte[RecordLayout.Size(4, 8, false)];
