@@ -176,6 +176,11 @@ public sealed class CommandDefinition
     /// it is not read ahead first (one lookup instead of two); with requests behind it, it is, so their reads overlap.</summary>
     public bool DefersDiskReads { get; init; }
 
+    /// <summary>May run on the session's plain-read path (RespServerSession.TryRunPlainRead): a read of one key, flagged
+    /// fast, whose handler never waits (it defers a disk read: DefersDiskReads), so the session may hold the store's epoch
+    /// across a run of such commands. GET.</summary>
+    public bool PlainRead { get; init; }
+
     /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
     public bool RunsInMulti { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];

@@ -54,11 +54,15 @@ public sealed class CommandTable
         if (d.Flags.HasFlag(Admin)) acl |= A.Admin | A.Dangerous;
         if (d.Flags.HasFlag(CommandFlags.PubSub)) acl |= A.PubSub;
         if (d.Flags.HasFlag(CommandFlags.Blocking)) acl |= A.Blocking;
+        // The plain-read path runs such a row holding the store's epoch: only a fast read of one key that never waits.
+        if (d.PlainRead && (!d.Flags.HasFlag(Fast) || !d.Flags.HasFlag(ReadOnly) || d.Flags.HasFlag(Write) || !d.DefersDiskReads
+            || d.Keys.First != 1 || d.Keys.Last != 1 || d.KeysAfterKeyword is not null || d.LocksKeysExclusively))
+            throw new InvalidOperationException($"command '{d.Name}': PlainRead needs a fast read of one key that defers its disk reads");
         var subs = d.Subcommands;
         var done = new CommandDefinition
         {
             Name = d.Name, Arity = d.Arity, Flags = d.Flags, Acl = acl, Keys = d.Keys, Group = parent?.Group ?? d.Group,
-            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecs = d.KeySpecs, KeysAreChannels = d.KeysAreChannels, KeysAfterKeyword = d.KeysAfterKeyword, KeyNumIndex = d.KeyNumIndex, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
+            Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecs = d.KeySpecs, KeysAreChannels = d.KeysAreChannels, KeysAfterKeyword = d.KeysAfterKeyword, KeyNumIndex = d.KeyNumIndex, LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads, PlainRead = d.PlainRead,
             Subcommands = [],
         };
         done.Parent = parent;
@@ -181,7 +185,7 @@ public sealed class CommandTable
         };
         // strings (StringCommands)
         var k1 = new KeyRange(1, 1, 1);
-        yield return new() { Name = "get", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Returns the string value of a key.", Handler = StringCommands.Get, DefersDiskReads = true };
+        yield return new() { Name = "get", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Returns the string value of a key.", Handler = StringCommands.Get, DefersDiskReads = true, PlainRead = true };
         yield return new() { Name = "set", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Handler = StringCommands.Set };
         yield return new() { Name = "setnx", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1, Group = "string", Since = "1.0.0", Summary = "Set the string value of a key only when the key doesn't exist.", Handler = StringCommands.SetNx };
         yield return new() { Name = "setex", Arity = 4, Flags = Write | DenyOom, Acl = A.String, Keys = k1, Group = "string", Since = "2.0.0", Summary = "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Handler = StringCommands.SetEx };

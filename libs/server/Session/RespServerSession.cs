@@ -309,7 +309,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     public ProcessResult Process(InputBuffer input)
     {
-        var result = ProcessRequests(input);
+        ProcessResult result;
+        try { result = ProcessRequests(input); }
+        finally { LeaveBatchEpoch(); }
         _timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
         if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
@@ -343,7 +345,15 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _input = input.Data;
             _inputStart = input.Start;
             _requestsBehind = consumed < input.Count;
+            if (TryRunPlainRead())
+            {
+                input.Start += consumed;
+                if (_deferredWork is not null) return ProcessResult.FlushAndContinue;
+                continue;
+            }
+            LeaveBatchEpoch();
             Execute();
+            _plain = IsPlain();
             if (_pauseHeld)
             {
                 // CLIENT PAUSE holds it: the request stays unconsumed and runs (or is held again) once the pause ends.
@@ -391,6 +401,53 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
     internal void ParsedAt(int offset) => _inputStart = offset;
+
+    // ---- the plain-read path (docs/performance.md, issue 14's batch path) ----
+    // A session in its plain state (IsPlain: no MULTI, subscription, monitor, tracking, CLIENT REPLY change or output held
+    // back) runs a command the table flags PlainRead (GET) with only the checks that another thread can change made per
+    // command, and holds the store's epoch across a run of them: one announcement per run instead of two per read.
+    // Invariants: nothing that may wait runs while _batchEpoch is held (LeaveBatchEpoch comes first: before the general
+    // path, before RunHandler takes a stripe after a failed optimistic read, at the end of every batch); a plain read
+    // runs only while no record is on disk (so it never waits for nor reads ahead from the disk) and when its optimistic
+    // read can begin; otherwise the request takes the general path, unchanged.
+    private bool _plain;             // IsPlain() as of the last command the general path ran
+    private bool _batchEpoch;        // this batch holds the store's epoch for its plain reads
+    private CommandDefinition? _plainCandidate; // the last PlainRead command Resolve found (its name is compared first)
+
+    private bool IsPlain() => _transaction is not { InMulti: true } && _pubsub is not { Total: > 0 } && !IsMonitor
+        && !ReplyOff && !ReplySkip && !ReplySkipNext && _tracking is null && _afterReply is null && !_closeAfterReply
+        && CanFinishLater;
+
+    private bool TryRunPlainRead()
+    {
+        if (!_plain || _plainCandidate is not { } cmd || _argv is not null) return false;
+        if (!Ascii.EqualsIgnoreCase(Arg(0), cmd.NameUpperBytes) || !cmd.ArityMatches(_parser.ArgCount)) return false;
+        var server = Server;
+        if (server.Pause.Mode != Clients.ClientPause.None || server.Scripts.Running is not null || server.Monitors.Count > 0
+            || (!_authenticated && Settings.PasswordRequired) || NotifyOn(PubSub.NotifyClass.KeyMiss)
+            || _storage is not { HasDiskData: false }
+            || !(_keyLocks ??= new CommandKeyLocks(server.Store.Locks)).TryReadOptimistically(cmd, this))
+            return false;
+        if (!_batchEpoch)
+        {
+            server.Store.Store.Epoch.Acquire();
+            _batchEpoch = true;
+        }
+        LastCommand = cmd.FullName;
+        _optimisticRead = true;
+        try { RunHandler(cmd); }
+        finally { _optimisticRead = false; }
+        _readAhead?.Executed();
+        return true;
+    }
+
+    /// <summary>Gives up the epoch the batch's plain reads held (before anything that may wait).</summary>
+    private void LeaveBatchEpoch()
+    {
+        if (!_batchEpoch) return;
+        _batchEpoch = false;
+        Server.Store.Store.Epoch.Release();
+    }
 
     private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged
 
@@ -561,6 +618,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             cmd = sub;
         }
         LastCommand = cmd.FullName;
+        if (cmd.PlainRead) _plainCandidate = cmd;
         if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
         {
             Server.CommandStats.Rejected(cmd.Id);
@@ -679,6 +737,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     _errors = errorsBefore;
                     _keyspaceHits = hitsBefore;
                     _keyspaceMisses = missesBefore;
+                    LeaveBatchEpoch(); // the stripe may make it wait
                     _keyLocks.Acquire(cmd, this, orderWrites: false);
                     try { cmd.Handler!(this); }
                     finally { _keyLocks.Release(); }

@@ -1,0 +1,145 @@
+// The plain-read path (RespServerSession.TryRunPlainRead): a GET of a session in its plain state runs with fewer checks and
+// under an epoch the batch holds. These tests pin what it must keep of the general path: replies and their order when the
+// session's state changes inside one batch, INFO's counts, and that every batch gives the epoch back.
+using Garnet.client;
+
+namespace Garnet.test;
+
+[TestFixture]
+public class PlainReadPathTests : ServerFixture
+{
+    private static long Field(string info, string name)
+    {
+        var line = info.Split("\r\n").Single(l => l.StartsWith(name + ":"));
+        return long.Parse(line[(name.Length + 1)..]);
+    }
+
+    private static long GetCalls(RespClient c)
+    {
+        var line = c.Execute("INFO", "commandstats").Text!.Split("\r\n").SingleOrDefault(l => l.StartsWith("cmdstat_get:"));
+        if (line is null) return 0;
+        var calls = line.Split(':', 2)[1].Split(',').Single(f => f.StartsWith("calls="));
+        return long.Parse(calls["calls=".Length..]);
+    }
+
+    /// <summary>All the commands in one send, so the server runs them in one batch.</summary>
+    private static void SendBatch(RespClient c, IEnumerable<object[]> commands)
+    {
+        var bytes = new List<byte>();
+        foreach (var cmd in commands) bytes.AddRange(RespClient.Encode(cmd));
+        c.SendRaw(bytes.ToArray());
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void StateChangesInsideOneBatchAreSeenByTheGetsAfterThem()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        Assert.That(c.Execute("SET", "pr:a", "1").IsError, Is.False);
+        SendBatch(c,
+        [
+            ["GET", "pr:a"],
+            ["MULTI"], ["GET", "pr:a"], ["SET", "pr:a", "2"], ["GET", "pr:a"], ["EXEC"],
+            ["get", "pr:a"],
+            ["CLIENT", "REPLY", "SKIP"], ["GET", "pr:a"],
+            ["GET", "pr:missing"],
+            ["GET", "pr:a", "extra"],
+            ["GET", "pr:a"],
+        ]);
+        Assert.That(c.Read().Text, Is.EqualTo("1"));
+        Assert.That(c.Read().Text, Is.EqualTo("OK"));
+        Assert.That(c.Read().Text, Is.EqualTo("QUEUED"));
+        Assert.That(c.Read().Text, Is.EqualTo("QUEUED"));
+        Assert.That(c.Read().Text, Is.EqualTo("QUEUED"));
+        var exec = c.Read();
+        Assert.That(exec.Elements!.Select(e => e.Text), Is.EqualTo(new[] { "1", "OK", "2" }));
+        Assert.That(c.Read().Text, Is.EqualTo("2"), "lower-case get after EXEC");
+        // CLIENT REPLY SKIP: no reply for itself nor for the GET after it.
+        Assert.That(c.Read().IsNull, Is.True, "GET of a missing key");
+        var wrongArity = c.Read();
+        Assert.That(wrongArity.IsError && wrongArity.Text!.Contains("wrong number of arguments for 'get'"), Is.True, wrongArity.ToString());
+        Assert.That(c.Read().Text, Is.EqualTo("2"));
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void PipelinedGetsAreCountedExactly()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        for (int i = 0; i < 100; i++) c.Execute("SET", "pc:" + i, "v" + i);
+        var stats = c.Execute("INFO", "stats").Text!;
+        long hits = Field(stats, "keyspace_hits"), misses = Field(stats, "keyspace_misses"), calls = GetCalls(c);
+        long id = c.Execute("CLIENT", "ID").Integer;
+        const int Gets = 3000;
+        SendBatch(c, Enumerable.Range(0, Gets).Select(i => new object[] { "GET", "pc:" + (i % 200) })); // keys 100..199 are missing
+        for (int i = 0; i < Gets; i++)
+        {
+            var r = c.Read();
+            if (i % 200 < 100) Assert.That(r.Text, Is.EqualTo("v" + (i % 200)), "reply " + i);
+            else Assert.That(r.IsNull, Is.True, "reply " + i);
+        }
+        using (var other = new RespClient("127.0.0.1", _server.Port))
+        {
+            var line = other.Execute("CLIENT", "LIST", "ID", id.ToString()).Text!;
+            Assert.That(line, Does.Contain(" cmd=get "), "CLIENT LIST names the last command");
+        }
+        stats = c.Execute("INFO", "stats").Text!;
+        Assert.That(Field(stats, "keyspace_hits") - hits, Is.EqualTo(Gets / 2));
+        Assert.That(Field(stats, "keyspace_misses") - misses, Is.EqualTo(Gets / 2));
+        Assert.That(GetCalls(c) - calls, Is.EqualTo(Gets));
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void EveryBatchOfGetsGivesTheEpochBack()
+    {
+        var epoch = _server.Server.Server.Store.Store.Epoch;
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SET", "pe:a", "x");
+        for (int round = 0; round < 5; round++)
+        {
+            SendBatch(c, Enumerable.Range(0, 500).Select(_ => new object[] { "GET", "pe:a" }));
+            for (int i = 0; i < 500; i++) Assert.That(c.Read().Text, Is.EqualTo("x"));
+            // An action deferred now runs once no thread is still in an epoch before it: the connection's thread must
+            // have left the one its GETs held, or it never runs.
+            int ran = 0;
+            epoch.BumpCurrentEpoch(() => Interlocked.Exchange(ref ran, 1));
+            var until = DateTime.UtcNow.AddSeconds(10);
+            while (Volatile.Read(ref ran) == 0 && DateTime.UtcNow < until)
+            {
+                epoch.Acquire();
+                epoch.Release();
+                Thread.Sleep(1);
+            }
+            Assert.That(Volatile.Read(ref ran), Is.EqualTo(1), "round " + round);
+        }
+    }
+
+    [Test, CancelAfter(60_000)]
+    public void GetsRacingExclusiveWritersNeverSeeAHalfWrittenPair()
+    {
+        // MSET takes its stripes exclusively: a GET's optimistic read that overlaps it runs again under the stripe, after
+        // its batch has left the epoch; neither side may wait on the other for good, and no GET may see a torn value.
+        using var writer = new RespClient("127.0.0.1", _server.Port);
+        using var reader = new RespClient("127.0.0.1", _server.Port);
+        string Value(int n) => n + ":" + new string((char)('a' + n % 26), 200);
+        writer.Execute("MSET", "pw:a", Value(0), "pw:b", Value(0));
+        var done = 0;
+        var writes = Task.Run(() =>
+        {
+            for (int n = 1; n <= 3000; n++) Assert.That(writer.Execute("MSET", "pw:a", Value(n), "pw:b", Value(n)).Text, Is.EqualTo("OK"));
+            Volatile.Write(ref done, 1);
+        });
+        long seen = 0;
+        while (Volatile.Read(ref done) == 0)
+        {
+            SendBatch(reader, Enumerable.Range(0, 200).Select(i => new object[] { "GET", i % 2 == 0 ? "pw:a" : "pw:b" }));
+            for (int i = 0; i < 200; i++)
+            {
+                string v = reader.Read().Text!;
+                int n = int.Parse(v.Split(':')[0]);
+                Assert.That(v, Is.EqualTo(Value(n)), "a whole value");
+                seen++;
+            }
+        }
+        writes.Wait();
+        Assert.That(seen, Is.GreaterThan(0));
+    }
+}
