@@ -65,11 +65,11 @@ public static class StringCommands
         var st = storage.Read(s.Arg(1), ref input, validatedByCaller: s.ReadIsValidatedAfter);
         if (st.IsPending())
         {
-            var key = s.Arg(1).ToArray();
-            s.ReplyWhenDone(storage.PendingWork!, (s, work) =>
+            s.KeepDeferredKey(s.Arg(1)); // no closure nor key copy per read from disk
+            s.ReplyWhenDone(storage.PendingWork!, static (s, work) =>
             {
                 if (work.IsFaulted) throw work.Exception!.InnerException ?? work.Exception;
-                FinishGet(s, s.Storage.Result.Status, key);
+                FinishGet(s, s.Storage.Result.Status, s.DeferredKey);
             });
             return;
         }

@@ -225,6 +225,21 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         _deferredReply = reply;
     }
 
+    private byte[] _deferredKey = [];
+    private int _deferredKeyLength;
+
+    /// <summary>Keeps key for the reply of the command that finishes later (DeferredKey), in a buffer the session reuses:
+    /// a reply callback then needs no closure (one deferred command at a time per session).</summary>
+    internal void KeepDeferredKey(ReadOnlySpan<byte> key)
+    {
+        if (_deferredKey.Length < key.Length || _deferredKey.Length > 4096) _deferredKey = new byte[Math.Max(key.Length, 64)];
+        key.CopyTo(_deferredKey);
+        _deferredKeyLength = key.Length;
+    }
+
+    /// <summary>The key KeepDeferredKey kept.</summary>
+    internal ReadOnlySpan<byte> DeferredKey => _deferredKey.AsSpan(0, _deferredKeyLength);
+
     [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask FinishDeferredAsync()
     {
@@ -941,5 +956,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     /// <summary>Trims buffers held for one large request once the connection is idle.</summary>
-    public void OnIdle() => _parser.Trim();
+    public void OnIdle()
+    {
+        _parser.Trim();
+        _storage?.ReleaseIdleBuffers();
+    }
 }

@@ -285,6 +285,13 @@ public sealed class StorageSession : IDisposable
         return Result.Status;
     }
 
+    /// <summary>The connection went idle: the disk-read buffers kept for its next reads go back (StoreSession).</summary>
+    public void ReleaseIdleBuffers()
+    {
+        _session.ReleaseIdleBuffers();
+        _objects?.ReleaseIdleBuffers();
+    }
+
     public void Dispose()
     {
         Events = null;

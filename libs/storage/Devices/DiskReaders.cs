@@ -16,7 +16,7 @@ namespace Garnet.storage.Devices;
 
 public sealed class DiskReaders : IDisposable
 {
-    private readonly Queue<Request> _queue = new(); // under its own lock
+    private readonly Queue<DeviceRead> _queue = new(); // under its own lock
     private readonly int _depth;
     private int _started, _idle;                     // under the queue's lock
     private bool _disposed;
@@ -61,9 +61,17 @@ public sealed class DiskReaders : IDisposable
     /// runs its continuation itself (one that blocks holds only that thread).</param>
     public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset, bool shortContinuation = false)
     {
+        var r = new TaskRead(handle, buffer, offset);
+        Start(r, shortContinuation);
+        return r.Task;
+    }
+
+    /// <summary>Starts r (Handle, FileOffset, IoLength set); its IoDone runs on the ring thread when shortContinuation
+    /// (it must then be short and never block) and io_uring is in use, else on a reader thread.</summary>
+    public void Start(DeviceRead r, bool shortContinuation)
+    {
         if (!_ringTried && _mode == DiskReadMode.Auto) StartRing();
-        if (shortContinuation && _ring is { } ring) return ring.ReadAsync(handle, buffer, offset);
-        var r = new Request(handle, buffer, offset);
+        if (shortContinuation && _ring is { } ring) { ring.Start(r); return; }
         bool start = false;
         lock (_queue)
         {
@@ -75,7 +83,6 @@ public sealed class DiskReaders : IDisposable
             else if (_started < _depth) { _started++; start = true; }
         }
         if (start) new Thread(Run, maxStackSize: 256 * 1024) { IsBackground = true, Name = "garnet-disk-read" }.Start();
-        return r.Task;
     }
 
     private void StartRing()
@@ -92,7 +99,7 @@ public sealed class DiskReaders : IDisposable
     {
         while (true)
         {
-            Request r;
+            DeviceRead r;
             lock (_queue)
             {
                 while (_queue.Count == 0 && !_disposed)
@@ -104,35 +111,66 @@ public sealed class DiskReaders : IDisposable
                 r = _queue.Dequeue();
             }
             int n;
-            try { n = RandomAccess.Read(r.Handle, r.Buffer.Span, r.Offset); }
-            catch (Exception ex) { r.TrySetException(ex); continue; }
+            try { n = RandomAccess.Read(r.Handle, r.IoSpan, r.FileOffset); }
+            catch (Exception ex) { r.IoDone(0, ex); continue; }
             Interlocked.Increment(ref _reads);
             Interlocked.Add(ref _bytes, n);
-            r.TrySetResult(n);
+            r.IoDone(n, null);
         }
     }
 
     public void Dispose()
     {
-        List<Request> failed;
+        List<DeviceRead> failed;
         lock (_queue)
         {
             if (_disposed) return;
             _disposed = true;
-            failed = new List<Request>(_queue);
+            failed = new List<DeviceRead>(_queue);
             _queue.Clear();
             Monitor.PulseAll(_queue);
         }
-        foreach (var r in failed) r.TrySetException(new ObjectDisposedException(nameof(DiskReaders)));
+        foreach (var r in failed) r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders)));
         _ring?.Dispose();
     }
 
-    /// <summary>One read; it is its own completion (one allocation per read).</summary>
-    private sealed class Request(SafeFileHandle handle, Memory<byte> buffer, long offset) : TaskCompletionSource<int>
+    /// <summary>A read into caller memory that completes a Task (allocates per read: for reads off the request path).</summary>
+    private sealed unsafe class TaskRead : DeviceRead
     {
-        public readonly SafeFileHandle Handle = handle;
-        public readonly Memory<byte> Buffer = buffer;
-        public readonly long Offset = offset;
+        private readonly TaskCompletionSource<int> _done = new();
+        private readonly Memory<byte> _buffer;
+        private System.Buffers.MemoryHandle _pin;
+
+        public TaskRead(SafeFileHandle handle, Memory<byte> buffer, long offset)
+        {
+            Handle = handle;
+            FileOffset = offset;
+            IoLength = buffer.Length;
+            _buffer = buffer;
+        }
+
+        public Task<int> Task => _done.Task;
+        internal override Span<byte> IoSpan => _buffer.Span;
+        internal override byte* IoPointer => (byte*)_pin.Pointer;
+
+        internal override int Pin()
+        {
+            _pin = _buffer.Pin();
+            return base.Pin();
+        }
+
+        internal override void Unpin()
+        {
+            _pin.Dispose();
+            _pin = default;
+            base.Unpin();
+        }
+
+        internal override void IoDone(int n, Exception? error)
+        {
+            if (error is null) _done.TrySetResult(n);
+            else _done.TrySetException(error);
+        }
     }
 }
 

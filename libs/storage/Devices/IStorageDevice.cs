@@ -18,6 +18,13 @@ public interface IStorageDevice : IDisposable
     /// </summary>
     ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false);
 
+    /// <summary>
+    /// Starts reading length bytes at address into read's own buffer, without allocating: the bytes land at read.Data and
+    /// read's Completed gets how many were read (0 when nothing is stored there), on a reader thread, possibly before this
+    /// returns; it must be short and never block (the store's pending operations).
+    /// </summary>
+    void StartRead(long address, int length, BufferedDeviceRead read);
+
     /// <summary>Deletes whole segments that lie entirely below address.</summary>
     void TruncateBelow(long address);
 

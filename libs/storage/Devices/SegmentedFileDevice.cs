@@ -97,6 +97,38 @@ public sealed class SegmentedFileDevice : IStorageDevice
         return got;
     }
 
+    public void StartRead(long address, int length, BufferedDeviceRead read)
+    {
+        long segment = address >> _segmentBits;
+        long offset = address & (SegmentSize - 1);
+        length = (int)Math.Min(length, SegmentSize - offset);
+        if (segment < Interlocked.Read(ref _truncatedBelowSegment) || (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))))
+        {
+            read.Skip = 0;
+            read.Wanted = 0;
+            read.IoDone(0, null);
+            return;
+        }
+        var h = Handle(segment);
+        // Unbuffered: the enclosing aligned range, straight into the read's aligned buffer (no bounce copy).
+        long start = h.Direct ? offset & ~(long)(DirectAlignment - 1) : offset;
+        int span = h.Direct ? (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start) : length;
+        read.Reserve(span);
+        read.Handle = h.Handle;
+        read.FileOffset = start;
+        read.IoLength = span;
+        read.Skip = (int)(offset - start);
+        read.Wanted = length;
+        if (_readers is not null) _readers.Start(read, shortContinuation: true);
+        else ThreadPool.UnsafeQueueUserWorkItem(static r =>
+        {
+            int n;
+            try { n = RandomAccess.Read(r.Handle, r.IoSpan, r.FileOffset); }
+            catch (Exception ex) { r.IoDone(0, ex); return; }
+            r.IoDone(n, null);
+        }, (DeviceRead)read, preferLocal: false);
+    }
+
     private ValueTask<int> Read(SafeFileHandle handle, Memory<byte> buffer, long offset, bool shortContinuation) =>
         _readers is not null ? new ValueTask<int>(_readers.ReadAsync(handle, buffer, offset, shortContinuation)) : RandomAccess.ReadAsync(handle, buffer, offset);
 

@@ -7,7 +7,7 @@
 //  - A read's continuation runs on the ring thread, so only reads whose callers promise a short continuation that never
 //    blocks come here (DiskReaders sends the store's pending reads; compaction, sweeps, checkpoints and iterators, which
 //    may block after their await, go to reader threads).
-//  - Each read pins its buffer and holds a reference on its file handle from submission to completion.
+//  - Each read pins its buffer and holds a reference on its file handle from submission to completion (DeviceRead.Pin).
 //  - _sleeping is 1 only while the ring thread is (about to be) blocked with no queued work it has seen; a caller that
 //    queues work and swaps it to 0 writes the eventfd, on which the ring always has a read pending.
 using System.Buffers;
@@ -20,8 +20,8 @@ namespace Garnet.storage.Devices;
 internal sealed unsafe class UringReader : IDisposable
 {
     private const ulong WakeTag = ulong.MaxValue;
-    private readonly ConcurrentQueue<Request> _queue = new();
-    private readonly Request?[] _inFlight;           // by slot; only the ring thread touches it
+    private readonly ConcurrentQueue<DeviceRead> _queue = new();
+    private readonly DeviceRead?[] _inFlight;           // by slot; only the ring thread touches it
     private readonly Stack<int> _freeSlots = new();  // ring thread only
     private readonly int _depth;
     private readonly Thread _thread;
@@ -36,7 +36,7 @@ internal sealed unsafe class UringReader : IDisposable
     {
         _depth = depth;
         _eventFd = eventFd;
-        _inFlight = new Request?[depth];
+        _inFlight = new DeviceRead?[depth];
         for (int i = depth - 1; i >= 0; i--) _freeSlots.Push(i);
         _wakeBuffer = (ulong*)NativeMemory.Alloc(8);
         _thread = new Thread(Run, maxStackSize: 512 * 1024) { IsBackground = true, Name = "garnet-io-uring" };
@@ -61,15 +61,13 @@ internal sealed unsafe class UringReader : IDisposable
     public long Reads => Interlocked.Read(ref _reads);
     public long BytesRead => Interlocked.Read(ref _bytes);
 
-    /// <summary>Reads into buffer; the caller's continuation must be short and must never block (see the header).</summary>
-    public Task<int> ReadAsync(SafeFileHandle handle, Memory<byte> buffer, long offset)
+    /// <summary>Starts r (its handle, offset and length set); its IoDone must be short and must never block (see the header).</summary>
+    public void Start(DeviceRead r)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var r = new Request(handle, buffer, offset);
         _queue.Enqueue(r);
         if (Interlocked.Exchange(ref _sleeping, 0) == 1) IoUring.SignalEventFd(_eventFd);
         if (_disposed) FailQueued(); // raced with Dispose after the ring thread drained
-        return r.Task;
     }
 
     private void Run(object? state)
@@ -113,19 +111,20 @@ internal sealed unsafe class UringReader : IDisposable
             // The ring itself failed: fail what is in flight and queued; later reads fail at once.
             _disposed = true;
             for (int i = 0; i < _inFlight.Length; i++)
-                if (_inFlight[i] is { } r) { _inFlight[i] = null; r.Finish(); r.TrySetException(ex); }
+                if (_inFlight[i] is { } r) { _inFlight[i] = null; r.Unpin(); r.IoDone(0, ex); }
         }
         FailQueued();
     }
 
-    private bool Prepare(IoUring ring, Request r)
+    private bool Prepare(IoUring ring, DeviceRead r)
     {
-        if (_disposed) { r.TrySetException(new ObjectDisposedException(nameof(DiskReaders))); return false; }
-        try { r.Pin(); }
-        catch (Exception ex) { r.TrySetException(ex); return false; }
+        if (_disposed) { r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders))); return false; }
+        int fd;
+        try { fd = r.Pin(); }
+        catch (Exception ex) { r.Unpin(); r.IoDone(0, ex); return false; }
         int slot = _freeSlots.Pop();
         _inFlight[slot] = r;
-        ring.PrepareRead(r.Fd, r.Pointer, (uint)r.Buffer.Length, r.Offset, (ulong)slot);
+        ring.PrepareRead(fd, r.IoPointer, (uint)r.IoLength, r.FileOffset, (ulong)slot);
         return true;
     }
 
@@ -134,19 +133,19 @@ internal sealed unsafe class UringReader : IDisposable
         var r = _inFlight[slot]!;
         _inFlight[slot] = null;
         _freeSlots.Push(slot);
-        r.Finish();
+        r.Unpin();
         if (result >= 0)
         {
             Interlocked.Increment(ref _reads);
             Interlocked.Add(ref _bytes, result);
+            r.IoDone(result, null);
         }
-        if (result < 0) r.TrySetException(new IOException($"read of {r.Buffer.Length} bytes at {r.Offset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
-        else r.TrySetResult(result);
+        else r.IoDone(0, new IOException($"read of {r.IoLength} bytes at {r.FileOffset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
     }
 
     private void FailQueued()
     {
-        while (_queue.TryDequeue(out var r)) r.TrySetException(new ObjectDisposedException(nameof(DiskReaders)));
+        while (_queue.TryDequeue(out var r)) r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders)));
     }
 
     private int _disposeCalled;
@@ -170,30 +169,5 @@ internal sealed unsafe class UringReader : IDisposable
         _ring?.Dispose();
         IoUring.CloseFd(_eventFd);
         NativeMemory.Free(_wakeBuffer);
-    }
-
-    /// <summary>One read; it is its own completion.</summary>
-    private sealed class Request(SafeFileHandle handle, Memory<byte> buffer, long offset) : TaskCompletionSource<int>
-    {
-        public readonly Memory<byte> Buffer = buffer;
-        public readonly long Offset = offset;
-        private MemoryHandle _pin;
-        private bool _handleHeld;
-        public int Fd;
-        public byte* Pointer;
-
-        public void Pin()
-        {
-            handle.DangerousAddRef(ref _handleHeld);
-            Fd = (int)handle.DangerousGetHandle();
-            _pin = Buffer.Pin();
-            Pointer = (byte*)_pin.Pointer;
-        }
-
-        public void Finish()
-        {
-            _pin.Dispose();
-            if (_handleHeld) { _handleHeld = false; handle.DangerousRelease(); }
-        }
     }
 }

@@ -413,9 +413,12 @@ public sealed unsafe class KVStore : IDisposable
     /// <summary>Bytes of the record at the start of bytes (0 when there is no record header).</summary>
     internal static int RecordSizeOf(byte[] bytes)
     {
-        if (bytes.Length < RecordLayout.HeaderSize) return 0;
-        fixed (byte* p = bytes) return RecordLayout.IsPresent(p) ? RecordLayout.TotalSize(p) : 0;
+        fixed (byte* p = bytes) return RecordSizeOf(p, bytes.Length);
     }
+
+    /// <summary>Bytes of the record at p, of which length bytes are there (0 when there is no record header).</summary>
+    internal static int RecordSizeOf(byte* p, int length) =>
+        length >= RecordLayout.HeaderSize && RecordLayout.IsPresent(p) ? RecordLayout.TotalSize(p) : 0;
 
     public void Dispose()
     {
@@ -439,40 +442,13 @@ internal static class StoreIo
     /// <summary>The device's block (sector) size for reads.</summary>
     private const int BlockSize = 4096;
 
-    /// <summary>
-    /// Reads the record at address into a pooled buffer (return it with ArrayPool.Shared.Return). done gets the buffer
-    /// and the number of valid bytes (0: nothing stored there).
-    /// </summary>
-    public static async void ReadRecordPooled(HybridLog log, long address, Action<byte[]?, int, Exception?> done)
+    /// <summary>How much of the record at address a pending operation reads first: the rest of its 4 KB block, which costs
+    /// the device no more than its first bytes (an unbuffered read covers whole blocks anyway) and mostly holds the whole
+    /// record, so one read instead of two; at least FirstReadSize, never past the page's end.</summary>
+    public static int FirstReadLength(HybridLog log, long address)
     {
-        byte[]? buffer = null;
-        int length = 0;
-        Exception? error = null;
-        try
-        {
-            int untilPageEnd = log.PageSize - (int)(address & (log.PageSize - 1));
-            // The rest of the 4 KB block holding the record costs the device no more than its first bytes (an unbuffered
-            // read covers whole blocks anyway), and mostly holds the whole record: one read instead of two.
-            int first = Math.Min(Math.Max(FirstReadSize, BlockSize - (int)(address & (BlockSize - 1))), untilPageEnd);
-            buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(first);
-            int n = await log.Device.ReadAsync(address, buffer.AsMemory(0, first), shortContinuation: true).ConfigureAwait(false);
-            if (n > 0)
-            {
-                if (n < first) Array.Clear(buffer, n, first - n);
-                length = first;
-                int total = KVStore.RecordSizeOf(buffer);
-                if (total > first && total <= untilPageEnd)
-                {
-                    System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
-                    buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(total);
-                    n = await log.Device.ReadAsync(address, buffer.AsMemory(0, total), shortContinuation: true).ConfigureAwait(false);
-                    if (n < total) Array.Clear(buffer, Math.Max(n, 0), total - Math.Max(n, 0));
-                    length = total;
-                }
-            }
-        }
-        catch (Exception ex) { error = ex; }
-        done(buffer, length, error);
+        int untilPageEnd = log.PageSize - (int)(address & (log.PageSize - 1));
+        return Math.Min(Math.Max(FirstReadSize, BlockSize - (int)(address & (BlockSize - 1))), untilPageEnd);
     }
 
     /// <summary>Reads an object's bytes from the object log and deserializes them (on the I/O completion thread).</summary>

@@ -21,10 +21,26 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 {
     private enum OpKind { Read, Upsert, Rmw, Delete, Prefetch }
 
-    private sealed class PendingOp
+    /// <summary>An operation waiting for the disk; it is its own device read (reused, so a read allocates nothing).</summary>
+    private sealed class PendingOp(StoreSession<TInput, TOutput, TFunctions> owner) : Devices.BufferedDeviceRead
     {
         public OpKind Kind;
-        public byte[] Key = [];
+        private byte[] _key = [];     // kept from op to op (grown as keys need)
+        private int _keyLength;
+        public ReadOnlySpan<byte> Key => _key.AsSpan(0, _keyLength);
+
+        public void SetKey(ReadOnlySpan<byte> key)
+        {
+            if (_key.Length < key.Length) _key = new byte[Math.Max(key.Length, 32)];
+            key.CopyTo(_key);
+            _keyLength = key.Length;
+        }
+
+        public void ClearKey()
+        {
+            _keyLength = 0;
+            if (_key.Length > 256) _key = [];
+        }
         public byte[]? Value;
         public object? ValueObject;   // Upsert of an object
         public byte ValueKind;        // Upsert of bytes: the record's kind tag (0: a plain byte value)
@@ -37,14 +53,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public long EntryAddress;
         public long FirstDiskAddress; // where the in-memory chain left for the disk
         public long DiskAddress;
-        public volatile bool IoDone;
-        public byte[]? Record;      // pooled; valid bytes: RecordLength
-        public int RecordLength;
+        public volatile bool ReadDone;
+        public int RecordLength;      // bytes of the record read, at Data (0: none)
+        public bool WholeRecordRead;  // the read in flight is the second, of the whole record
         public Exception? Error;
         public object? Object;        // the object of the record read (once ObjectLoaded)
         public bool ObjectLoaded;
-        public Action<byte[]?, int, Exception?>? OnRead; // created once per op object (ops are reused)
         public Action<object?, Exception?>? OnObject;
+
+        protected override void Completed(int bytes, Exception? error) => owner.OnRecordRead(this, bytes, error);
     }
 
     private readonly Stack<PendingOp> _freeOps = new();
@@ -858,9 +875,9 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         var op = _rearm;
         if (op is null)
         {
-            op = _freeOps.Count > 0 ? _freeOps.Pop() : new PendingOp();
+            op = _freeOps.Count > 0 ? _freeOps.Pop() : new PendingOp(this);
             op.Kind = kind;
-            op.Key = key.ToArray();
+            op.SetKey(key);
             op.Value = kind == OpKind.Upsert && obj is null ? value.ToArray() : null;
             op.ValueObject = obj;
             op.ValueKind = valueKind;
@@ -883,52 +900,74 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     private void IssueRead(PendingOp op)
     {
-        ReleaseRecord(op);
+        op.RecordLength = 0;
         op.Object = null;
         op.ObjectLoaded = false;
-        op.IoDone = false;
-        op.OnRead ??= OnReadOf(op); // made once per op object: a lambda here would allocate its closure on every call
-        StoreIo.ReadRecordPooled(_log, op.DiskAddress, op.OnRead);
+        op.ReadDone = false;
+        op.WholeRecordRead = false;
+        _log.Device.StartRead(op.DiskAddress, StoreIo.FirstReadLength(_log, op.DiskAddress), op);
+    }
+
+    /// <summary>On the reader's thread (short, never blocking): the first read covered the rest of the record's 4 KB
+    /// block, which mostly holds the whole record; a longer record is read again whole. Then the op is done.</summary>
+    private void OnRecordRead(PendingOp op, int bytes, Exception? error)
+    {
+        try
+        {
+            if (error is null && bytes > 0)
+            {
+                // Bytes past the end of the file read as zeros (no record there).
+                if (bytes < op.Wanted) new Span<byte>(op.Data + bytes, op.Wanted - bytes).Clear();
+                bytes = op.Wanted;
+                if (!op.WholeRecordRead)
+                {
+                    int total = KVStore.RecordSizeOf(op.Data, bytes);
+                    int untilPageEnd = _log.PageSize - (int)(op.DiskAddress & (_log.PageSize - 1));
+                    if (total > bytes && total <= untilPageEnd)
+                    {
+                        op.WholeRecordRead = true;
+                        _log.Device.StartRead(op.DiskAddress, total, op);
+                        return;
+                    }
+                }
+            }
+            op.RecordLength = error is null ? bytes : 0;
+            op.Error = error;
+        }
+        catch (Exception ex)
+        {
+            op.RecordLength = 0;
+            op.Error = ex;
+        }
+        op.ReadDone = true;
+        _ioSignal.Set();
     }
 
     /// <summary>The record found on disk holds an object: read its bytes from the object log and deserialize them.</summary>
     private void IssueObjectRead(PendingOp op, long address, int length)
     {
-        op.IoDone = false;
+        op.ReadDone = false;
         op.OnObject ??= OnObjectOf(op);
         StoreIo.ReadObject(_store, address, length, op.OnObject);
     }
-
-    private Action<byte[]?, int, Exception?> OnReadOf(PendingOp op) => (bytes, length, error) =>
-    {
-        op.Record = bytes;
-        op.RecordLength = length;
-        op.Error = error;
-        op.IoDone = true;
-        _ioSignal.Set();
-    };
 
     private Action<object?, Exception?> OnObjectOf(PendingOp op) => (value, error) =>
     {
         op.Object = value;
         op.ObjectLoaded = error is null;
         op.Error = error;
-        op.IoDone = true;
+        op.ReadDone = true;
         _ioSignal.Set();
     };
 
-    private static void ReleaseRecord(PendingOp op)
-    {
-        if (op.Record is not null) System.Buffers.ArrayPool<byte>.Shared.Return(op.Record);
-        op.Record = null;
-        op.RecordLength = 0;
-    }
+    /// <summary>Ops kept for reuse keep a read buffer of at most this many bytes.</summary>
+    private const int KeptReadBuffer = 64 << 10;
 
-    /// <summary>An op is finished: give back its buffer and keep the object for the next pending op.</summary>
+    /// <summary>An op is finished: keep the object (and a read buffer of usual size) for the next pending op.</summary>
     private void Recycle(PendingOp op)
     {
-        ReleaseRecord(op);
-        op.Key = [];
+        op.RecordLength = 0;
+        op.ClearKey();
         op.Value = null;
         op.ValueObject = null;
         op.ValueKind = 0;
@@ -938,7 +977,18 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.ObjectLoaded = false;
         op.Input = default!;
         op.Output = default!;
-        if (_freeOps.Count < 64) _freeOps.Push(op);
+        if (_freeOps.Count < 64)
+        {
+            if (op.Capacity > KeptReadBuffer) op.FreeBuffer();
+            _freeOps.Push(op);
+        }
+        else op.FreeBuffer();
+    }
+
+    /// <summary>Gives back the read buffers of the ops kept for reuse (the connection went idle; the next read takes one).</summary>
+    public void ReleaseIdleBuffers()
+    {
+        foreach (var op in _freeOps) op.FreeBuffer();
     }
 
     /// <summary>
@@ -951,7 +1001,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         while (_pending.Count > 0)
         {
             var op = _pending.Peek();
-            if (!op.IoDone)
+            if (!op.ReadDone)
             {
                 if (!wait) return false;
                 if (Environment.TickCount64 > deadline) return false;
@@ -986,14 +1036,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (op.Error is not null)
         {
             // A read below BeginAddress raced with the deletion of its segment: the chain ends there.
-            if (op.DiskAddress < _log.BeginAddress) { op.Error = null; ReleaseRecord(op); op.Object = null; op.ObjectLoaded = false; }
+            if (op.DiskAddress < _log.BeginAddress) { op.Error = null; op.RecordLength = 0; op.Object = null; op.ObjectLoaded = false; }
             else throw new IOException("reading a record from the log device failed", op.Error);
         }
-        byte[] bytes = op.Record ?? [];
         bool found = false;
-        fixed (byte* rec = bytes)
+        byte* rec = op.Data; // the op's own buffer: stays put until its next read
         {
-            int size = op.RecordLength >= RecordLayout.HeaderSize ? KVStore.RecordSizeOf(bytes) : 0;
+            int size = KVStore.RecordSizeOf(rec, op.RecordLength);
             bool valid = size >= RecordLayout.HeaderSize && size <= op.RecordLength;
             if (valid)
             {
@@ -1207,6 +1256,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     {
         CompletePending(wait: true, TimeSpan.FromSeconds(30));
         FlushRetired();
+        ReleaseIdleBuffers();
     }
 
     /// <summary>Waiting for the log to free a page: refresh the epoch (lets flush/evict actions run), back off, give up after a minute.</summary>
