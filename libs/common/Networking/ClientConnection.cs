@@ -107,7 +107,8 @@ public sealed class ClientConnection : ISessionChannel
                         break;
                     }
                     var ready = handler.BeforeSendAsync();
-                    if (!ready.IsCompletedSuccessfully)
+                    // Until the handler has nothing left to wait for: a wake-up may only mean its work can go on here.
+                    for (; !ready.IsCompletedSuccessfully; ready = handler.BeforeSendAsync())
                     {
                         if (output.Length == 0)
                         {

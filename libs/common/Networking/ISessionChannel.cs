@@ -19,6 +19,10 @@ public interface ISessionChannel
     /// <summary>True when the channel runs the session's request loop, so a command may finish later (the session's
     /// ReplyWhenDone: replies wait, the loop's thread serves others meanwhile).</summary>
     bool CanFinishLater => false;
+    /// <summary>True when the continuation this channel registers on a parked batch's ValueTask (IRequestHandler.
+    /// BeforeSendAsync) only posts the connection back to its own loop, so the ValueTask may be completed inline on any
+    /// thread, even one that must never block (a disk reader's). False: it must be completed on the thread pool.</summary>
+    bool ResumesInline => false;
     /// <summary>The socket's handle (CLIENT LIST fd=); -1 without a socket.</summary>
     long Handle { get; }
     long BytesIn { get; }

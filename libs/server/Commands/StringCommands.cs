@@ -65,10 +65,10 @@ public static class StringCommands
         var st = storage.Read(s.Arg(1), ref input, validatedByCaller: s.ReadIsValidatedAfter);
         if (st.IsPending())
         {
-            s.KeepDeferredKey(s.Arg(1)); // no closure nor key copy per read from disk
-            s.ReplyWhenDone(storage.PendingWork!, static (s, work) =>
+            s.KeepDeferredKey(s.Arg(1)); // no closure, no key copy, no Task per read from disk
+            s.ReplyWhenReadsDone(static (s, error) =>
             {
-                if (work.IsFaulted) throw work.Exception!.InnerException ?? work.Exception;
+                if (error is not null) throw error;
                 FinishGet(s, s.Storage.Result.Status, s.DeferredKey);
             });
             return;

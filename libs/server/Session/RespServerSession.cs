@@ -199,8 +199,45 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// replies wait until the writes they acknowledge are durable.</summary>
     public ValueTask BeforeSendAsync()
     {
+        if (_deferredReads is not null) return FinishDeferredReads();
         if (_deferredWork is not null) return FinishDeferredAsync();
         return WaitDurableAsync();
+    }
+
+    // ---- a command that finishes once its disk read has (GET of a key on disk): no Task, no closure ----
+    private Action<RespServerSession, Exception?>? _deferredReads;
+    private DeferredReads? _readsWait;
+
+    /// <summary>For a handler whose Read was deferred (StorageSession.DeferPending) and went to disk: reply(session, error)
+    /// writes its reply once the read has completed (error: what the read threw), on this connection's thread. As
+    /// ReplyWhenDone, without allocating.</summary>
+    public void ReplyWhenReadsDone(Action<RespServerSession, Exception?> reply) => _deferredReads = reply;
+
+    /// <summary>A deferred command's reply is still to come (ReplyWhenDone or ReplyWhenReadsDone).</summary>
+    private bool HasDeferred => _deferredWork is not null || _deferredReads is not null;
+
+    private ValueTask FinishDeferredReads()
+    {
+        var wait = _readsWait ??= new DeferredReads();
+        var woken = wait.Arm(_connection.ResumesInline);
+        Exception? error = null;
+        try { if (!_storage!.TryFinishDeferred(wait.Wake)) return woken; }
+        catch (Exception ex) { error = ex; }
+        var reply = _deferredReads!;
+        _deferredReads = null;
+        WriteDeferredReply(reply, error);
+        return WaitDurableAsync();
+    }
+
+    /// <summary>For callers that run sessions without a connection loop: waits for the deferred read here.</summary>
+    private void FinishDeferredReadsBlocking()
+    {
+        Exception? error = null;
+        try { _storage!.FinishDeferredWaiting(); }
+        catch (Exception ex) { error = ex; }
+        var reply = _deferredReads!;
+        _deferredReads = null;
+        WriteDeferredReply(reply, error);
     }
 
     private ValueTask WaitDurableAsync()
@@ -253,10 +290,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         await WaitDurableAsync().ConfigureAwait(false);
     }
 
-    private void WriteDeferredReply(Task work, Action<RespServerSession, Task> reply)
+    private void WriteDeferredReply(Task work, Action<RespServerSession, Task> reply) => WriteDeferredReply(reply, work);
+
+    private void WriteDeferredReply<TState>(Action<RespServerSession, TState> reply, TState state)
     {
         int mark = Writer.Length;
-        try { reply(this, work); }
+        try { reply(this, state); }
         catch (Exception ex)
         {
             Writer.Truncate(mark);
@@ -337,6 +376,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
+        if (_deferredReads is not null) FinishDeferredReadsBlocking();
         _timer.BeginBatch(Server);
         while (true)
         {
@@ -363,7 +403,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             if (TryRunPlainRead())
             {
                 input.Start += consumed;
-                if (_deferredWork is not null) return ProcessResult.FlushAndContinue;
+                if (HasDeferred) return ProcessResult.FlushAndContinue;
                 continue;
             }
             LeaveBatchEpoch();
@@ -398,7 +438,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
             // A deferred command: send what is written, await its work (BeforeSendAsync), then go on with the next request.
-            if (_deferredWork is not null) return ProcessResult.FlushAndContinue;
+            if (HasDeferred) return ProcessResult.FlushAndContinue;
         }
     }
 
@@ -475,7 +515,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (muted && (ReplyOff || ReplySkip) && _replyMark >= 0)
         {
             // CLIENT REPLY OFF / SKIP: the reply is dropped (CLIENT REPLY ON clears the flags first, so its +OK goes out).
-            if (_deferredWork is not null) _deferredMuted = true;
+            if (HasDeferred) _deferredMuted = true;
             else if (Writer.Length > _replyMark) Writer.Truncate(_replyMark);
         }
         if (ReplySkip) ReplySkip = false;
@@ -746,7 +786,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 _optimisticRead = false;
                 // A read that finishes later (from disk) reads its record again then; otherwise an exclusive holder's
                 // work overlapped the read: its reply and counts are undone and it runs again holding the stripe.
-                if (!_keyLocks!.EndOptimisticRead() && _deferredWork is null)
+                if (!_keyLocks!.EndOptimisticRead() && !HasDeferred)
                 {
                     Writer.Truncate(mark);
                     _errors = errorsBefore;
@@ -799,7 +839,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
         bool failed = _errors != errorsBefore;
-        bool small = _deferredWork is null && !_closeAfterReply && Writer.Length - mark < Metrics.CommandTimer.SmallReply;
+        bool small = !HasDeferred && !_closeAfterReply && Writer.Length - mark < Metrics.CommandTimer.SmallReply;
         long ticks = _timer.Ended(Server, cmd, started, failed, mayGroup, small);
         if (ticks >= 0) Metrics.CommandObserver.Ran(this, cmd, ticks, failed);
     }
@@ -868,6 +908,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             RunHandler(cmd);
             if (feed) Server.Monitors.Feed(this, fromScript);
             if (_deferredWork is not null) FinishDeferredBlocking(); // inside EXEC the reply takes its place in the array
+            if (_deferredReads is not null) FinishDeferredReadsBlocking();
         }
         finally { _argv = saved; }
     }

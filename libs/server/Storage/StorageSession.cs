@@ -90,10 +90,9 @@ public sealed class StorageSession : IDisposable
         {
             if (defer)
             {
-                // The caller finishes the command when PendingWork completes (its completion callback fills Result and
+                // The caller finishes the command once TryFinishDeferred says so (the completion callback fills Result and
                 // may write the reply); no thread waits for the disk meanwhile.
-                Result.Status = st; // before the completion (possibly on another thread, possibly at once) sets the final one
-                PendingWork = _session.CompletePendingAsync();
+                Result.Status = st; // before the completion sets the final one
                 return st;
             }
             st = Wait();
@@ -124,12 +123,18 @@ public sealed class StorageSession : IDisposable
     /// <summary>Reads started by ReadAhead and not yet done.</summary>
     public int PendingReads => _session.PendingCount + (_objects?.PendingCount ?? 0);
 
-    /// <summary>Set by a command that can finish later, for its next Read: if that goes to disk it returns Pending at once
-    /// and PendingWork completes when it has (see RespServerSession.ReplyWhenDone). Cleared by that Read.</summary>
+    /// <summary>Set by a command that can finish later, for its next Read: if that goes to disk it returns Pending at once,
+    /// and the command finishes once TryFinishDeferred returns true (RespServerSession.ReplyWhenReadsDone). Cleared by that
+    /// Read.</summary>
     public bool DeferPending { get; set; }
 
-    /// <summary>The completion of the last deferred Read.</summary>
-    public Task? PendingWork { get; private set; }
+    /// <summary>For a Read deferred with DeferPending: true once it (and every read before it) has completed, Result then
+    /// holding its outcome; else false, and whenReady runs (inline on a disk reader's thread: short, never blocking) when
+    /// another read has finished: call again then, on the caller's own thread. Throws what a failed read threw.</summary>
+    public bool TryFinishDeferred(Action whenReady) => _session.TryCompletePending(whenReady);
+
+    /// <summary>The same, waiting on this thread (sessions that cannot park: AOF replay, EXEC).</summary>
+    public void FinishDeferredWaiting() => Wait();
 
     public Status Rmw(ReadOnlySpan<byte> key, ref StringInput input, int db = -1)
     {

@@ -7,7 +7,9 @@
 //    are allowed), so nothing is lost: a completion marks its op done before it calls Set.
 //  - The first async waiter uses the reusable ValueTask source; a second one while that is still in use (overlapping
 //    waits on one session) gets a shared Task, allocated only then. All state changes under _gate.
-//  - Continuations run on the thread pool, never on the completing I/O thread.
+//  - Continuations of WaitAsync run on the thread pool, never on the completing I/O thread. A callback given to WhenSet
+//    runs inline in Set (on the I/O thread): it must be short and never block.
+//  - At most one WhenSet callback is registered at a time (its owner registers again only after it ran).
 using System.Threading.Tasks.Sources;
 
 namespace Garnet.storage.Store;
@@ -20,6 +22,7 @@ public sealed class IoWakeup : IValueTaskSource
     private bool _coreArmed;     // _core waits for a Set
     private bool _coreInUse;     // _core was handed out and its result not yet taken
     private TaskCompletionSource? _extra;
+    private Action? _callback;
     private int _syncWaiters;
 
     /// <summary>Wakes every waiter, or leaves one wake-up for the next wait.</summary>
@@ -27,17 +30,33 @@ public sealed class IoWakeup : IValueTaskSource
     {
         bool completeCore;
         TaskCompletionSource? extra;
+        Action? callback;
         lock (_gate)
         {
             completeCore = _coreArmed;
             _coreArmed = false;
             extra = _extra;
             _extra = null;
-            if (!completeCore && extra is null) _signaled = true;
+            callback = _callback;
+            _callback = null;
+            if (!completeCore && extra is null && callback is null) _signaled = true;
             if (_syncWaiters > 0) { _signaled = true; Monitor.PulseAll(_gate); }
         }
         if (completeCore) _core.SetResult(true);
         extra?.TrySetResult();
+        callback?.Invoke();
+    }
+
+    /// <summary>Runs callback at the next Set, inline on the thread that calls it (short, never blocking): true. False
+    /// when a wake-up was pending (consumed now; callback is not kept): the caller looks again at once.</summary>
+    public bool WhenSet(Action callback)
+    {
+        lock (_gate)
+        {
+            if (_signaled) { _signaled = false; return false; }
+            _callback = callback;
+            return true;
+        }
     }
 
     /// <summary>Completes at the next Set (at once if one is pending).</summary>

@@ -1024,6 +1024,20 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         return true;
     }
 
+    /// <summary>
+    /// Completes what it can now: true when nothing is left pending. Otherwise false, and whenReady runs once another
+    /// read has finished, inline on that read's thread (it must be short and never block: e.g. post the caller back to
+    /// its own loop), after which the caller calls this again, on its own thread. Allocates nothing.
+    /// </summary>
+    public bool TryCompletePending(Action whenReady)
+    {
+        while (true)
+        {
+            if (CompletePending(wait: false)) return true;
+            if (_ioSignal.WhenSet(whenReady)) return false;
+        }
+    }
+
     /// <summary>Awaits (without blocking a thread) until every pending operation has completed.</summary>
     public Task CompletePendingAsync() =>
         _pending.Count == 0 ? Task.CompletedTask : StoreIo.CompleteAsync(_tryCompletePending ??= () => CompletePending(wait: false), _ioSignal);

@@ -74,6 +74,7 @@ public sealed class EpollConnection : ISessionChannel
     public long PendingPushBytes => _pushes.Length;
     public long LastActivityMs => Volatile.Read(ref _lastActivityMs);
     public bool CanFinishLater => true;
+    public bool ResumesInline => true; // OnPendingDone only posts to the loop
 
     public bool PeerHasClosed => _closed || SocketPeer.HasClosed(_socket);
 
@@ -168,7 +169,16 @@ public sealed class EpollConnection : ISessionChannel
         while (true)
         {
             ProcessResult result;
-            if (resumed is { } r) { result = r; resumed = null; }
+            if (resumed is { } r)
+            {
+                result = r;
+                resumed = null;
+                // The work's wake-up came: the handler finishes it on this thread (or waits again, e.g. a read that went
+                // back to the disk); a handler with nothing left returns a completed ValueTask.
+                var again = _handler.BeforeSendAsync();
+                if (!again.IsCompleted) { Park(again, result); return; }
+                again.GetAwaiter().GetResult();
+            }
             else
             {
                 result = _handler.Process(_receive.Input);
