@@ -97,6 +97,9 @@ public class ClientCommandTests : ServerFixture
         using var killer = _server.Client();
         using var v1 = _server.Client();
         using var v2 = _server.Client();
+        // Served once: the server has accepted and registered both (a connect alone can race the accept loop).
+        RespAssert.Simple(v1.Execute("PING"), "PONG");
+        RespAssert.Simple(v2.Execute("PING"), "PONG");
         string addr1 = "127.0.0.1:" + ((System.Net.IPEndPoint)v1.Socket.LocalEndPoint!).Port;
         string addr2 = "127.0.0.1:" + ((System.Net.IPEndPoint)v2.Socket.LocalEndPoint!).Port;
         RespAssert.Simple(killer.Execute("CLIENT", "KILL", addr1), "OK");

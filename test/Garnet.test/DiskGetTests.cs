@@ -92,4 +92,34 @@ public class DiskGetTests(string engine)
         // timers (INFO's peak sampling) allocate a little meanwhile.
         Assert.That((double)allocated / Gets, Is.LessThan(40));
     }
+
+    [Test, CancelAfter(120_000)]
+    public void PipelinedGetsOfKeysOnDiskAllocateNextToNothing()
+    {
+        // A batch whose keys are on disk is read ahead first (ReadAhead), then runs: the wait for those reads is the same
+        // reusable one as a single GET's.
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        void Batch(int first)
+        {
+            for (int j = 0; j < 16; j++) c.Send("GET", "dg:" + ((first + j) * 7919 % Keys));
+            for (int j = 0; j < 16; j++)
+            {
+                int k = (first + j) * 7919 % Keys;
+                if (c.Read().Text != Value(k)) Interlocked.Increment(ref _wrong);
+            }
+        }
+        for (int i = 0; i < 100; i++) Batch(50_000 + i * 16); // warm up
+        long readsBefore = Info(c, "stats", "disk_reads");
+        long totalBefore = GC.GetTotalAllocatedBytes(precise: true), clientBefore = GC.GetAllocatedBytesForCurrentThread();
+        const int Batches = 200;
+        for (int i = 0; i < Batches; i++) Batch(i * 16);
+        long allocated = GC.GetTotalAllocatedBytes(precise: true) - totalBefore - (GC.GetAllocatedBytesForCurrentThread() - clientBefore);
+        long reads = Info(c, "stats", "disk_reads") - readsBefore;
+        Assert.That(_wrong, Is.EqualTo(0));
+        Assert.That(reads, Is.GreaterThan(Batches * 16 / 2), "most GETs read the disk");
+        TestContext.Out.WriteLine($"{engine}: {reads} disk reads, {allocated} bytes allocated for {Batches * 16} pipelined GETs ({(double)allocated / (Batches * 16):F1} per GET)");
+        Assert.That((double)allocated / (Batches * 16), Is.LessThan(10));
+    }
+
+    private int _wrong;
 }

@@ -134,13 +134,16 @@ internal sealed class ReadAhead
     /// <summary>After Ready returned false: reads the keys of the requests already received behind the current one (up to
     /// the read queue depth), and returns the work that completes when every read is done. The next pass runs the
     /// current request without reading ahead again.</summary>
-    public Task Start(RespRequestParser parser, Func<int, ReadOnlySpan<byte>> unparsedFrom, int next)
+    /// <summary>Starts the reads of the requests in data[next..end) (up to MaxRequestsAhead, within the read queue depth).
+    /// Returns the wait for the stream blocks it started, or null: the records' reads are waited for through the storage
+    /// session's pending operations (RespServerSession.ReplyWhenReadsDone, no allocation).</summary>
+    public Task? Start(RespRequestParser parser, byte[] data, int next, int end)
     {
         var st = _session.Storage;
         int depth = _session.Settings.ReadQueueDepth;
         for (int n = 0; n < MaxRequestsAhead && st.PendingReads < depth; n++)
         {
-            var rest = unparsedFrom(next);
+            var rest = data.AsSpan(next, end - next);
             if (rest.IsEmpty || parser.TryParse(rest, out int consumed) != ParseStatus.Complete) break;
             _session.ParsedAt(next);
             next += consumed;
@@ -152,7 +155,6 @@ internal sealed class ReadAhead
         }
         parser.Reset(); // the last look may have stopped inside a request received in part
         _done = true;
-        var records = st.ReadAheadDone();
-        return _blocks.Wait() is { } blocks ? Task.WhenAll(records, blocks) : records;
+        return _blocks.Wait() is { } blocks ? Task.WhenAll(st.ReadAheadDone(), blocks) : null;
     }
 }

@@ -223,10 +223,27 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Exception? error = null;
         try { if (!_storage!.TryFinishDeferred(wait.Wake)) return woken; }
         catch (Exception ex) { error = ex; }
+        WriteDeferredReadsReply(error);
+        return WaitDurableAsync();
+    }
+
+    /// <summary>At the start of a batch, a deferred read still open: its wake-up completed the ValueTask before the
+    /// connection looked at it, so the connection went on. Finishes it if its reads are done; false: the connection must
+    /// wait for it (ProcessRequests returns FlushAndContinue, then BeforeSendAsync waits).</summary>
+    private bool TryFinishDeferredReadsNow()
+    {
+        Exception? error = null;
+        try { if (!_storage!.TryFinishDeferredNow()) return false; }
+        catch (Exception ex) { error = ex; }
+        WriteDeferredReadsReply(error);
+        return true;
+    }
+
+    private void WriteDeferredReadsReply(Exception? error)
+    {
         var reply = _deferredReads!;
         _deferredReads = null;
         WriteDeferredReply(reply, error);
-        return WaitDurableAsync();
     }
 
     /// <summary>For callers that run sessions without a connection loop: waits for the deferred read here.</summary>
@@ -235,9 +252,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Exception? error = null;
         try { _storage!.FinishDeferredWaiting(); }
         catch (Exception ex) { error = ex; }
-        var reply = _deferredReads!;
-        _deferredReads = null;
-        WriteDeferredReply(reply, error);
+        WriteDeferredReadsReply(error);
     }
 
     private ValueTask WaitDurableAsync()
@@ -376,7 +391,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         if (_deferredWork is not null) FinishDeferredBlocking();
-        if (_deferredReads is not null) FinishDeferredReadsBlocking();
+        if (_deferredReads is not null && !TryFinishDeferredReadsNow()) return ProcessResult.FlushAndContinue;
         _timer.BeginBatch(Server);
         while (true)
         {
@@ -421,9 +436,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             {
                 // Its keys are being read from disk: the request stays unconsumed and runs once the reads are done.
                 _readAheadStarted = false;
-                var data = input.Data;
-                int end = input.End;
-                ReplyWhenDone(_readAhead!.Start(_parser, from => data.AsSpan(from, end - from), input.Start + consumed), static (_, _) => { });
+                if (_readAhead!.Start(_parser, input.Data, input.Start + consumed, input.End) is { } blocks) ReplyWhenDone(blocks, static (_, _) => { });
+                else ReplyWhenReadsDone(static (_, _) => { }); // a failed read shows when the request runs again
                 return ProcessResult.FlushAndContinue;
             }
             if (_busyWait is { } busyWait)

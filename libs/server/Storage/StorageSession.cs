@@ -131,10 +131,19 @@ public sealed class StorageSession : IDisposable
     /// <summary>For a Read deferred with DeferPending: true once it (and every read before it) has completed, Result then
     /// holding its outcome; else false, and whenReady runs (inline on a disk reader's thread: short, never blocking) when
     /// another read has finished: call again then, on the caller's own thread. Throws what a failed read threw.</summary>
-    public bool TryFinishDeferred(Action whenReady) => _session.TryCompletePending(whenReady);
+    public bool TryFinishDeferred(Action whenReady) =>
+        _session.TryCompletePending(whenReady) && (_objects is null || _objects.TryCompletePending(whenReady));
+
+    /// <summary>The same without registering anything: true when every deferred read has completed now.</summary>
+    public bool TryFinishDeferredNow() =>
+        _session.CompletePending(wait: false) && (_objects is null || _objects.CompletePending(wait: false));
 
     /// <summary>The same, waiting on this thread (sessions that cannot park: AOF replay, EXEC).</summary>
-    public void FinishDeferredWaiting() => Wait();
+    public void FinishDeferredWaiting()
+    {
+        if (_session.PendingCount > 0) Wait();
+        if (_objects is { PendingCount: > 0 } objects) WaitPending(objects);
+    }
 
     public Status Rmw(ReadOnlySpan<byte> key, ref StringInput input, int db = -1)
     {
@@ -266,11 +275,16 @@ public sealed class StorageSession : IDisposable
 
     private Status WaitObject(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session, ObjectOperation op)
     {
+        WaitPending(session);
+        return op.Status;
+    }
+
+    private void WaitPending(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session)
+    {
         _host.CountBlockingDiskWait();
         var released = Garnet.common.Networking.LoopRelease.Release(); // the loop's other clients are served meanwhile
         try { while (!session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { } }
         finally { released.Reacquire(); }
-        return op.Status;
     }
 
     /// <summary>Deletes a raw stored key (used for purges).</summary>
