@@ -905,7 +905,16 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.ObjectLoaded = false;
         op.ReadDone = false;
         op.WholeRecordRead = false;
-        _log.Device.StartRead(op.DiskAddress, StoreIo.FirstReadLength(_log, op.DiskAddress), op);
+        try { _log.Device.StartRead(op.DiskAddress, StoreIo.FirstReadLength(_log, op.DiskAddress), op); }
+        catch (Exception ex)
+        {
+            // Not started (a segment that cannot be opened, the readers disposed): the op completes with the failure, so
+            // CompletePending reports it instead of waiting for a read that never comes.
+            op.RecordLength = 0;
+            op.Error = ex;
+            op.ReadDone = true;
+            _ioSignal.Set();
+        }
     }
 
     /// <summary>On the reader's thread (short, never blocking): the first read covered the rest of the record's 4 KB
