@@ -109,16 +109,23 @@ public class DiskGetTests(string engine)
             }
         }
         for (int i = 0; i < 100; i++) Batch(50_000 + i * 16); // warm up
-        long readsBefore = Info(c, "stats", "disk_reads");
-        long totalBefore = GC.GetTotalAllocatedBytes(precise: true), clientBefore = GC.GetAllocatedBytesForCurrentThread();
+        // Three windows, the least counts: a one-time growth (a queue's array) or a background timer's allocation falls
+        // into one window; what each GET allocates falls into every one (before: 21.5 and 35.3 bytes per GET).
         const int Batches = 200;
-        for (int i = 0; i < Batches; i++) Batch(i * 16);
-        long allocated = GC.GetTotalAllocatedBytes(precise: true) - totalBefore - (GC.GetAllocatedBytesForCurrentThread() - clientBefore);
-        long reads = Info(c, "stats", "disk_reads") - readsBefore;
+        double least = double.MaxValue;
+        for (int window = 0; window < 3; window++)
+        {
+            long readsBefore = Info(c, "stats", "disk_reads");
+            long totalBefore = GC.GetTotalAllocatedBytes(precise: true), clientBefore = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < Batches; i++) Batch((window * Batches + i) * 16);
+            long allocated = GC.GetTotalAllocatedBytes(precise: true) - totalBefore - (GC.GetAllocatedBytesForCurrentThread() - clientBefore);
+            long reads = Info(c, "stats", "disk_reads") - readsBefore;
+            Assert.That(reads, Is.GreaterThan(Batches * 16 / 2), "most GETs read the disk");
+            TestContext.Out.WriteLine($"{engine}: {reads} disk reads, {allocated} bytes allocated for {Batches * 16} pipelined GETs ({(double)allocated / (Batches * 16):F1} per GET)");
+            least = Math.Min(least, (double)allocated / (Batches * 16));
+        }
         Assert.That(_wrong, Is.EqualTo(0));
-        Assert.That(reads, Is.GreaterThan(Batches * 16 / 2), "most GETs read the disk");
-        TestContext.Out.WriteLine($"{engine}: {reads} disk reads, {allocated} bytes allocated for {Batches * 16} pipelined GETs ({(double)allocated / (Batches * 16):F1} per GET)");
-        Assert.That((double)allocated / (Batches * 16), Is.LessThan(10));
+        Assert.That(least, Is.LessThan(10));
     }
 
     private int _wrong;
