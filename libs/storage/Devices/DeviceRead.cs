@@ -83,6 +83,14 @@ public abstract unsafe class BufferedDeviceRead : DeviceRead
         _capacity = 0;
     }
 
+    /// <summary>Nothing is stored where the read was asked for: it completes at once with no bytes.</summary>
+    internal void CompleteEmpty()
+    {
+        Skip = 0;
+        Wanted = 0;
+        IoDone(0, null);
+    }
+
     internal sealed override void IoDone(int n, Exception? error) =>
         Completed(error is null ? Math.Clamp(n - Skip, 0, Wanted) : 0, error);
 

@@ -8,12 +8,7 @@ public sealed class NullDevice : IStorageDevice
     public ValueTask WriteAsync(long address, ReadOnlyMemory<byte> data) => ValueTask.CompletedTask;
     public ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false) => ValueTask.FromResult(0);
 
-    public void StartRead(long address, int length, BufferedDeviceRead read)
-    {
-        read.Skip = 0;
-        read.Wanted = 0;
-        read.IoDone(0, null);
-    }
+    public void StartRead(long address, int length, BufferedDeviceRead read) => read.CompleteEmpty();
     public void TruncateBelow(long address) { }
     public long SizeOnDisk => 0;
     public void Dispose() { }

@@ -79,16 +79,9 @@ public sealed class SegmentedFileDevice : IStorageDevice
     [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<int> ReadAsync(long address, Memory<byte> buffer, bool shortContinuation = false)
     {
-        long segment = address >> _segmentBits;
-        if (segment < Interlocked.Read(ref _truncatedBelowSegment)) return 0;
-        long offset = address & (SegmentSize - 1);
-        int length = (int)Math.Min(buffer.Length, SegmentSize - offset);
-        if (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))) return 0;
-        var h = Handle(segment);
+        if (!TryLocate(address, buffer.Length, out var h, out long offset, out int length, out long start, out int span)) return 0;
         if (!h.Direct) return await Read(h.Handle, buffer.Slice(0, length), offset, shortContinuation).ConfigureAwait(false);
         // Unbuffered: read the enclosing aligned range into aligned memory, then copy the part asked for.
-        long start = offset & ~(long)(DirectAlignment - 1);
-        int span = (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start);
         using var bounce = new NativeBuffer(span, DirectAlignment);
         int n = await Read(h.Handle, bounce.Memory, start, shortContinuation).ConfigureAwait(false);
         int skip = (int)(offset - start);
@@ -99,20 +92,12 @@ public sealed class SegmentedFileDevice : IStorageDevice
 
     public void StartRead(long address, int length, BufferedDeviceRead read)
     {
-        long segment = address >> _segmentBits;
-        long offset = address & (SegmentSize - 1);
-        length = (int)Math.Min(length, SegmentSize - offset);
-        if (segment < Interlocked.Read(ref _truncatedBelowSegment) || (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))))
+        if (!TryLocate(address, length, out var h, out long offset, out length, out long start, out int span))
         {
-            read.Skip = 0;
-            read.Wanted = 0;
-            read.IoDone(0, null);
+            read.CompleteEmpty();
             return;
         }
-        var h = Handle(segment);
         // Unbuffered: the enclosing aligned range, straight into the read's aligned buffer (no bounce copy).
-        long start = h.Direct ? offset & ~(long)(DirectAlignment - 1) : offset;
-        int span = h.Direct ? (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start) : length;
         read.Reserve(span);
         read.Handle = h.Handle;
         read.FileOffset = start;
@@ -127,6 +112,26 @@ public sealed class SegmentedFileDevice : IStorageDevice
             catch (Exception ex) { r.IoDone(0, ex); return; }
             r.IoDone(n, null);
         }, (DeviceRead)read, preferLocal: false);
+    }
+
+    /// <summary>Where a read of wanted bytes at address goes: its segment, the part asked for within it (offset, length:
+    /// never past the segment's end) and the range the device reads (start, span: the enclosing aligned range on an
+    /// unbuffered segment, else the part itself). False when nothing is stored there (truncated, or no file).</summary>
+    private bool TryLocate(long address, int wanted, out Segment h, out long offset, out int length, out long start, out int span)
+    {
+        long segment = address >> _segmentBits;
+        offset = address & (SegmentSize - 1);
+        length = (int)Math.Min(wanted, SegmentSize - offset);
+        if (segment < Interlocked.Read(ref _truncatedBelowSegment) || (!_segments.ContainsKey(segment) && !File.Exists(PathOf(segment))))
+        {
+            h = null!;
+            start = span = 0;
+            return false;
+        }
+        h = Handle(segment);
+        start = h.Direct ? offset & ~(long)(DirectAlignment - 1) : offset;
+        span = h.Direct ? (int)(((offset + length + DirectAlignment - 1) & ~(long)(DirectAlignment - 1)) - start) : length;
+        return true;
     }
 
     private ValueTask<int> Read(SafeFileHandle handle, Memory<byte> buffer, long offset, bool shortContinuation) =>
