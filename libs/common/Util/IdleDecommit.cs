@@ -14,9 +14,8 @@ public sealed class IdleDecommit
     public const long QuietOpsPerSec = 1000;
     /// <summary>How long it must stay quiet before memory is given back.</summary>
     public const long QuietMs = 2000;
-    /// <summary>Committed bytes beyond the heap that make a collection worthwhile (and at least the heap's size). The GC's
-    /// allocation budget on a 2-core box with a disk-bound load left 16-30 MB committed over a 5-6 MB heap.</summary>
-    public const long MinSurplus = 8L << 20;
+    /// <summary>Committed bytes beyond the heap that make a collection worthwhile (and at least the heap's size).</summary>
+    public const long MinSurplus = 32L << 20;
 
     private long _quietSinceMs = -1;
     private bool _requested;
