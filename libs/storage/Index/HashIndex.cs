@@ -136,12 +136,26 @@ public sealed unsafe class HashIndex : IDisposable
     /// <summary>How many times the index has doubled.</summary>
     public int Generation { get; private set; }
 
+    /// <summary>
+    /// Asked before a doubling allocates its new table (WantedBytes says how large): false puts the growth off (a later
+    /// overflow bucket asks again). The store uses it to make the log give back pages first, so that the memory budget
+    /// holds while the old and new tables both exist. Null: grow at once.
+    /// </summary>
+    public Func<bool>? MayGrow { get; set; }
+
+    private long _wantedBytes;
+
+    /// <summary>Bytes a doubling that is waiting for room (MayGrow) will allocate; 0 when none waits.</summary>
+    public long WantedBytes => Volatile.Read(ref _wantedBytes);
+
+    private long _retiredBuckets; // buckets of an old table that a finished growth has not freed yet
+
     /// <summary>Native memory held by the index, in bytes.</summary>
     public long MemoryBytes
     {
         get
         {
-            long buckets = _current.Size + (_growth?.Next.Size ?? 0);
+            long buckets = _current.Size + (_growth?.Next.Size ?? 0) + Volatile.Read(ref _retiredBuckets);
             // Lock-free: the budget reads it often. Discarded pages are not resident until a bucket is handed out again.
             buckets += Volatile.Read(ref _overflowChunkCount) * (long)OverflowChunkBuckets - Volatile.Read(ref _discardedPages) * (long)BucketsPerMemoryPage;
             return buckets * sizeof(Bucket);
@@ -426,8 +440,15 @@ public sealed unsafe class HashIndex : IDisposable
         if (_epoch is null || _tracer is null) return;
         if (Interlocked.CompareExchange(ref _growing, 1, 0) != 0) return;
         var old = _current;
+        Volatile.Write(ref _wantedBytes, old.Size * 2 * sizeof(Bucket));
+        if (MayGrow is { } mayGrow && !mayGrow())
+        {
+            Volatile.Write(ref _growing, 0);
+            return;
+        }
         var g = new Growth(old, new Table(old.Size * 2), old.Size / ChunkSize(old));
         _growth = g;
+        Volatile.Write(ref _wantedBytes, 0); // counted in MemoryBytes now (both for a moment: errs on the safe side)
         // Every op that saw Prepare uses the old table; once they are all done, splitting may begin.
         _epoch.BumpCurrentEpoch(() =>
         {
@@ -539,6 +560,7 @@ public sealed unsafe class HashIndex : IDisposable
     private void FinishGrowth(Table old, Table next)
     {
         bool byTag = SplitsByTag(old.Size);
+        Interlocked.Add(ref _retiredBuckets, old.Size); // MemoryBytes keeps counting the old table until it is freed
         _current = next;
         _growth = null;
         Generation++;
@@ -560,6 +582,7 @@ public sealed unsafe class HashIndex : IDisposable
                 }
             }
             old.Free();
+            Interlocked.Add(ref _retiredBuckets, -old.Size);
             DiscardFreePages();
         });
     }

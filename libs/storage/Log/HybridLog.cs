@@ -168,16 +168,21 @@ public sealed unsafe class HybridLog : IDisposable
         return next << PageBits;
     }
 
+    private readonly object _frameLock = new(); // frames are allocated (page turn) and freed (closing, trimming) under it
+
     private void AllocateFrame(long page)
     {
         int frame = FrameOfPage(page);
-        if (_frames[frame] == null)
+        lock (_frameLock)
         {
-            _frames[frame] = PageMemory.Allocate(PageSize); // zeroed
-            Interlocked.Increment(ref _allocatedFrames);
+            if (_frames[frame] == null)
+            {
+                _frames[frame] = PageMemory.Allocate(PageSize); // zeroed
+                Interlocked.Increment(ref _allocatedFrames);
+            }
+            else NativeMemory.Clear(_frames[frame], (nuint)PageSize);
+            Volatile.Write(ref _framePage[frame], page);
         }
-        else NativeMemory.Clear(_frames[frame], (nuint)PageSize);
-        Volatile.Write(ref _framePage[frame], page);
     }
 
     /// <summary>Moves the read-only and head marks so that page's frame can be used; true when it is free now.</summary>
@@ -347,19 +352,47 @@ public sealed unsafe class HybridLog : IDisposable
         long from = ClosedUntilAddress;
         if (address <= from) return;
         PagesClosing?.Invoke(from, address);
-        // Over the budget (others grew): give the closed pages' frames back instead of keeping them for reuse.
-        int allowed = AllowedPages;
-        for (long p = PageOf(from); p < PageOf(address); p++)
-        {
-            if (Volatile.Read(ref _allocatedFrames) <= allowed) break;
-            int frame = FrameOfPage(p);
-            if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
-            PageMemory.Free(_frames[frame], PageSize);
-            _frames[frame] = null;
-            Volatile.Write(ref _framePage[frame], -1);
-            Interlocked.Decrement(ref _allocatedFrames);
-        }
         MonotonicUpdate(ref _closedUntilAddress, address, out _);
+        TrimIdleFrames();
+    }
+
+    /// <summary>
+    /// Over the budget (others grew): gives back frames that hold no page in memory (their page is closed: no thread
+    /// can read it) instead of keeping them for reuse, oldest page first, until the allocated frames fit AllowedPages.
+    /// </summary>
+    private void TrimIdleFrames()
+    {
+        int allowed = AllowedPages;
+        if (Volatile.Read(ref _allocatedFrames) <= allowed) return;
+        lock (_frameLock)
+        {
+            long closedPage = PageOf(ClosedUntilAddress); // pages strictly below are closed
+            for (long p = closedPage - BufferPages; p < closedPage && Volatile.Read(ref _allocatedFrames) > allowed; p++)
+            {
+                if (p < 0) continue;
+                int frame = FrameOfPage(p);
+                if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
+                PageMemory.Free(_frames[frame], PageSize);
+                _frames[frame] = null;
+                Volatile.Write(ref _framePage[frame], -1);
+                Interlocked.Decrement(ref _allocatedFrames);
+            }
+        }
+    }
+
+    /// <summary>
+    /// For another user of the budget about to take more (OtherMemoryBytes already counts what it wants): moves the
+    /// marks so the log's pages above what is left get flushed and evicted, gives back idle frames, and says whether the
+    /// log is within its share now (or at its floor of 2 pages, which it keeps whatever the others take). Writers that
+    /// need a new page wait meanwhile (TryAllocate returns 0 until the frame is free).
+    /// </summary>
+    public bool TryMakeRoomForOthers()
+    {
+        if (OtherMemoryBytes is null || MemoryBudget <= 0) return true;
+        int allowed = AllowedPages;
+        ShiftToAllowedPages(allowed);
+        TrimIdleFrames();
+        return MemoryBytes <= (long)allowed << PageBits;
     }
 
     /// <summary>
@@ -369,20 +402,25 @@ public sealed unsafe class HybridLog : IDisposable
     public void EnforceBudget()
     {
         if (OtherMemoryBytes is null || MemoryBudget <= 0) return;
-        int allowed = AllowedPages;
+        if (ShiftToAllowedPages(AllowedPages)) return;
         long tailPage = PageOf(TailAddress);
-        if (tailPage - PageOf(HeadAddress) + 1 > allowed)
-        {
-            ShiftReadOnly(PageStart(Math.Max(0, tailPage - MutablePagesOf(allowed) + 1)));
-            ShiftHead(PageStart(tailPage - allowed + 1));
-            return;
-        }
         if (MemoryBytes + OtherMemoryBytes() <= MemoryBudget) return;
         // Still over with few pages: objects on the mutable pages. Everything below the tail page becomes read-only
         // and leaves memory once flushed; when the tail page's own objects are heavy, that page is closed too.
         ShiftReadOnly(PageStart(tailPage));
         ShiftHead(PageStart(tailPage));
         if (TailPageIsHeavy?.Invoke(tailPage) == true) CloseTailPage(tailPage);
+    }
+
+    /// <summary>When more pages than allowed are in memory, moves the read-only and head marks so the excess is flushed and
+    /// evicted; true if it did.</summary>
+    private bool ShiftToAllowedPages(int allowed)
+    {
+        long tailPage = PageOf(TailAddress);
+        if (tailPage - PageOf(HeadAddress) + 1 <= allowed) return false;
+        ShiftReadOnly(PageStart(Math.Max(0, tailPage - MutablePagesOf(allowed) + 1)));
+        ShiftHead(PageStart(tailPage - allowed + 1));
+        return true;
     }
 
     /// <summary>

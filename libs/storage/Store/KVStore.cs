@@ -74,7 +74,10 @@ public sealed unsafe class KVStore : IDisposable
         if (Objects.Enabled && Device.Persistent) ObjectLog = new ObjectLog(settings.Directory, settings.SegmentBits, Readers);
         Log.MemoryBudget = settings.MemoryBytes;
         Admission = new ReadAdmission(settings.MemoryBytes);
-        Log.OtherMemoryBytes = () => Index.MemoryBytes + Objects.TotalBytes + Admission.MemoryBytes;
+        // A doubling of the index waits until the log has given back the pages its new table needs (Index.WantedBytes
+        // counts against the log meanwhile): the old and new tables exist together while it splits.
+        Log.OtherMemoryBytes = () => Index.MemoryBytes + Index.WantedBytes + Objects.TotalBytes + Admission.MemoryBytes;
+        Index.MayGrow = Log.TryMakeRoomForOthers;
         Log.PagesClosing = OnPagesClosing;
         Log.TailPageIsHeavy = page => Objects.FrameBytes(Log.FrameOf(Log.PageStart(page))) >= Math.Max(Log.PageSize, settings.MemoryBytes / 8);
         if (ObjectLog is not null) Log.PageFlushing = page => ObjectFlush.SerializePageAsync(this, page);
