@@ -499,7 +499,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             return false;
         if (!_batchEpoch)
         {
-            server.Store.Store.Epoch.Acquire();
+            _storage.HoldEpoch();
             _batchEpoch = true;
         }
         LastCommand = cmd.FullName;
@@ -515,7 +515,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         if (!_batchEpoch) return;
         _batchEpoch = false;
-        Server.Store.Store.Epoch.Release();
+        _storage!.LeaveHeldEpoch();
     }
 
     private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged

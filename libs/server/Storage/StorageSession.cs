@@ -102,6 +102,13 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
+    /// <summary>Holds the store's epoch on this thread for a run of string Reads (StoreSession.HoldEpoch); nothing may wait
+    /// until LeaveHeldEpoch.</summary>
+    public void HoldEpoch() => _session.HoldEpoch();
+
+    /// <summary>Ends HoldEpoch (no-op when not held).</summary>
+    public void LeaveHeldEpoch() => _session.LeaveHeldEpoch();
+
     /// <summary>True when some records are on disk (below the log's in-memory part): only then can a key need a read.</summary>
     public bool HasDiskData => _host.Store.Log.HeadAddress > _host.Store.Log.BeginAddress;
 

@@ -100,9 +100,32 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// torn copy is possible and must be thrown away by the caller; an object record is always read locked.</remarks>
     public Status Read(ReadOnlySpan<byte> key, ref TInput input, ref TOutput output, bool validatedByCaller = false)
     {
+        if (_holdsEpoch) return ReadCore(key, KeyHashOf(key), ref input, ref output, validatedByCaller);
         _store.Epoch.Acquire();
         try { return ReadCore(key, KeyHashOf(key), ref input, ref output, validatedByCaller); }
         finally { _store.Epoch.Release(); }
+    }
+
+    private bool _holdsEpoch;
+
+    /// <summary>
+    /// Protects this thread for a run of Reads (a batch of plain GETs): Read then skips its own announcement (two
+    /// thread-static look-ups and a fenced exchange). Only for the thread that runs the session now; nothing may wait
+    /// while it is held (LeaveHeldEpoch first). Other operations announce as usual (re-entrant).
+    /// </summary>
+    public void HoldEpoch()
+    {
+        if (_holdsEpoch) return;
+        _store.Epoch.Acquire();
+        _holdsEpoch = true;
+    }
+
+    /// <summary>Ends HoldEpoch (no-op when not held).</summary>
+    public void LeaveHeldEpoch()
+    {
+        if (!_holdsEpoch) return;
+        _holdsEpoch = false;
+        _store.Epoch.Release();
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
