@@ -24,7 +24,7 @@ echo "empty: RSS $(rss)"
 a0=$(field memory gc_allocated_bytes); c0=$(field stats total_commands_processed)
 $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
 a1=$(field memory gc_allocated_bytes); c1=$(field stats total_commands_processed)
-echo "loaded $KEYS keys: $(( (a1 - a0) / (c1 - c0) )) B allocated per SET, RSS $(rss)"; split
+echo "loaded $KEYS keys: $(( (a1 - a0) / (c1 - c0) )) B allocated per SET, RSS $(rss), peak so far $(awk '/VmHWM/{printf "%.0f MB", $2/1024}' /proc/$PID/status)"; split
 for mode in "" "--zipf"; do
   for p in 1 16; do
     a0=$(field memory gc_allocated_bytes); c0=$(field stats total_commands_processed)
