@@ -131,12 +131,11 @@ internal sealed class ReadAhead
             ? Garnet.storage.Store.RecordRef.HeaderOnly : (byte)0,
     };
 
-    /// <summary>After Ready returned false: reads the keys of the requests already received behind the current one (up to
-    /// the read queue depth), and returns the work that completes when every read is done. The next pass runs the
-    /// current request without reading ahead again.</summary>
-    /// <summary>Starts the reads of the requests in data[next..end) (up to MaxRequestsAhead, within the read queue depth).
-    /// Returns the wait for the stream blocks it started, or null: the records' reads are waited for through the storage
-    /// session's pending operations (RespServerSession.ReplyWhenReadsDone, no allocation).</summary>
+    /// <summary>After Ready returned false: starts the reads of the keys of the requests already received behind the
+    /// current one, in data[next..end) (up to MaxRequestsAhead, within the read queue depth). Returns the wait for the
+    /// stream blocks it started, or null: the records' reads are waited for through the storage session's pending
+    /// operations (RespServerSession.ReplyWhenReadsDone, no allocation). The next pass runs the current request without
+    /// reading ahead again.</summary>
     public Task? Start(RespRequestParser parser, byte[] data, int next, int end)
     {
         var st = _session.Storage;

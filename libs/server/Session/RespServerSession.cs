@@ -475,12 +475,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     // A session in its plain state (IsPlain: no MULTI, subscription, monitor, tracking, CLIENT REPLY change or output held
     // back) runs a command the table flags PlainRead (GET) with only the checks that another thread can change made per
     // command, and holds the store's epoch across a run of them: one announcement per run instead of two per read.
-    // Invariants: nothing that may wait runs while _batchEpoch is held (LeaveBatchEpoch comes first: before the general
-    // path, before RunHandler takes a stripe after a failed optimistic read, at the end of every batch); a plain read
+    // Invariants: nothing that may wait runs while the batch holds the epoch (StorageSession.HoldEpoch, whose flag is the
+    // only record of it; LeaveBatchEpoch comes first: before the general path, before RunHandler takes a stripe after a
+    // failed optimistic read, at the end of every batch); a plain read
     // runs only while no record is on disk (so it never waits for nor reads ahead from the disk) and when its optimistic
     // read can begin; otherwise the request takes the general path, unchanged.
     private bool _plain;             // IsPlain() as of the last command the general path ran
-    private bool _batchEpoch;        // this batch holds the store's epoch for its plain reads
     private CommandDefinition? _plainCandidate; // the last PlainRead command Resolve found (its name is compared first)
 
     private bool IsPlain() => _transaction is not { InMulti: true } && _pubsub is not { Total: > 0 } && !IsMonitor
@@ -497,11 +497,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             || _storage is not { HasDiskData: false }
             || !(_keyLocks ??= new CommandKeyLocks(server.Store.Locks)).TryReadOptimistically(cmd, this))
             return false;
-        if (!_batchEpoch)
-        {
-            _storage.HoldEpoch();
-            _batchEpoch = true;
-        }
+        _storage.HoldEpoch(); // once per run: a no-op while held
         LastCommand = cmd.FullName;
         _optimisticRead = true;
         try { RunHandler(cmd); }
@@ -513,9 +509,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>Gives up the epoch the batch's plain reads held (before anything that may wait).</summary>
     private void LeaveBatchEpoch()
     {
-        if (!_batchEpoch) return;
-        _batchEpoch = false;
-        _storage!.LeaveHeldEpoch();
+        _storage?.LeaveHeldEpoch(); // a no-op when not held
     }
 
     private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged
