@@ -352,21 +352,24 @@ public sealed unsafe class HybridLog : IDisposable
         long from = ClosedUntilAddress;
         if (address <= from) return;
         PagesClosing?.Invoke(from, address);
+        // Frames are given back before the mark moves: a page turn waiting for it then finds them freed, never one frame
+        // more than allowed for a moment.
+        TrimIdleFrames(address);
         MonotonicUpdate(ref _closedUntilAddress, address, out _);
-        TrimIdleFrames();
     }
 
     /// <summary>
     /// Over the budget (others grew): gives back frames that hold no page in memory (their page is closed: no thread
     /// can read it) instead of keeping them for reuse, oldest page first, until the allocated frames fit AllowedPages.
     /// </summary>
-    private void TrimIdleFrames()
+    /// <remarks>closedUntil: pages below it are closed (ClosedUntilAddress, or the address ClosePages is closing to).</remarks>
+    private void TrimIdleFrames(long closedUntil)
     {
         int allowed = AllowedPages;
         if (Volatile.Read(ref _allocatedFrames) <= allowed) return;
         lock (_frameLock)
         {
-            long closedPage = PageOf(ClosedUntilAddress); // pages strictly below are closed
+            long closedPage = PageOf(closedUntil); // pages strictly below are closed
             for (long p = closedPage - BufferPages; p < closedPage && Volatile.Read(ref _allocatedFrames) > allowed; p++)
             {
                 if (p < 0) continue;
@@ -391,7 +394,7 @@ public sealed unsafe class HybridLog : IDisposable
         if (OtherMemoryBytes is null || MemoryBudget <= 0) return true;
         int allowed = AllowedPages;
         ShiftToAllowedPages(allowed);
-        TrimIdleFrames();
+        TrimIdleFrames(ClosedUntilAddress);
         return MemoryBytes <= (long)allowed << PageBits;
     }
 
