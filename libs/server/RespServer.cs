@@ -183,7 +183,7 @@ public sealed class RespServer : IDisposable
     public void Start()
     {
         if (Settings.NetworkEngine == NetworkEngine.Epoll && _epoll is null)
-            _epoll = new Garnet.common.Networking.Epoll.EpollNetwork(Settings.NetworkThreads, _logger);
+            _epoll = new Garnet.common.Networking.Epoll.EpollNetwork(Settings.NetworkThreads, _logger, Storage.LoopDiskReads.FactoryFor(Settings));
         try
         {
             foreach (var address in TcpEnabled ? Settings.Bind : [])

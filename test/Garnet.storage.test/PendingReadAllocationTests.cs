@@ -11,7 +11,7 @@ namespace Garnet.storage.test;
 public class PendingReadAllocationTests
 {
     /// <summary>Reads count what they find without allocating (the key is "key:" and 12 digits, the value its number).</summary>
-    private struct CheckingFunctions(ReadTally tally) : IStoreFunctions<TestInput, TestOutput>
+    internal struct CheckingFunctions(ReadTally tally) : IStoreFunctions<TestInput, TestOutput>
     {
         private TestFunctions _inner = new(null);
         public ReadTally Tally => tally;
@@ -36,7 +36,7 @@ public class PendingReadAllocationTests
         public void WriteCompleted(ReadOnlySpan<byte> key, Status status) { }
     }
 
-    private static void KeyOf(int i, Span<byte> key)
+    internal static void KeyOf(int i, Span<byte> key)
     {
         "key:"u8.CopyTo(key);
         for (int d = 15; d >= 4; d--, i /= 10) key[d] = (byte)('0' + i % 10);
@@ -75,17 +75,28 @@ public class PendingReadAllocationTests
                 // Warm up (code tiers up, the session keeps an op), then measure reads one at a time, as a GET at pipeline 1.
                 int pending = ReadEach(s, 0, 3000);
                 Assert.That(pending, Is.GreaterThan(2500), "most keys are on disk");
-                long readsBefore = store.Readers.Reads;
-                long before = GC.GetTotalAllocatedBytes(precise: true);
-                pending = ReadEach(s, 3000, 8000);
-                long allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
-                Assert.That(pending, Is.GreaterThan(4000));
-                Assert.That(store.Readers.Reads - readsBefore, Is.GreaterThanOrEqualTo(pending), "each went to the device");
+                // Three windows, the least counts: the allocation count is the process's, and the test host's own work
+                // (it serializes the previous fixture's results on a thread of its own) can fall into one window; what
+                // each read allocates falls into every one.
+                double least = double.MaxValue;
+                var lines = new List<string>(3); // written after the windows: the host sends a written line on its own thread
+                for (int window = 0; window < 3; window++)
+                {
+                    int from = 3000 + window * 2000;
+                    long readsBefore = store.Readers.Reads;
+                    long before = GC.GetTotalAllocatedBytes(precise: true);
+                    pending = ReadEach(s, from, from + 2000);
+                    long allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
+                    Assert.That(pending, Is.GreaterThan(1600));
+                    Assert.That(store.Readers.Reads - readsBefore, Is.GreaterThanOrEqualTo(pending), "each went to the device");
+                    lines.Add($"{mode}: {pending} reads from disk, {allocated} bytes allocated ({(double)allocated / pending:F1} per read)");
+                    least = Math.Min(least, (double)allocated / pending);
+                }
+                foreach (var line in lines) TestContext.Progress.WriteLine(line);
                 Assert.That(tally.Wrong, Is.EqualTo(0));
-                TestContext.Progress.WriteLine($"{mode}: {pending} reads from disk, {allocated} bytes allocated ({(double)allocated / pending:F1} per read)");
                 // Before reads were their own objects: about 400 bytes per read (state machines, a Task per device read, a
                 // bounce buffer object, the key's copy). A few bytes per read are left for the runtime's own work meanwhile.
-                Assert.That((double)allocated / pending, Is.LessThan(16));
+                Assert.That(least, Is.LessThan(16));
             }
         }
         finally { Directory.Delete(dir, recursive: true); }

@@ -2,6 +2,7 @@
 // is done (RespServerSession.ReplyWhenReadsDone, DeferredReads): on both network engines, from several clients at pipeline
 // 1 and pipelined, every reply is the key's value, in order, and a GET at pipeline 1 allocates next to nothing (the GC's
 // committed memory under a disk-bound load follows allocation: configuration.md, "What the process takes beyond it").
+// On the epoll engine with io_uring, the reads go through the loop's own ring (LoopDiskReads).
 using Garnet.client;
 
 namespace Garnet.test;
@@ -43,6 +44,7 @@ public class DiskGetTests(string engine)
     {
         using var stats = new RespClient("127.0.0.1", _server.Port, 60_000);
         long readsBefore = Info(stats, "stats", "disk_reads"), waitedBefore = Info(stats, "stats", "disk_reads_waited_on_thread");
+        long loopRingBefore = Info(stats, "stats", "disk_reads_on_loop_rings");
         var workers = Enumerable.Range(0, 6).Select(w => Task.Run(() =>
         {
             using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
@@ -66,6 +68,11 @@ public class DiskGetTests(string engine)
         Assert.That(workers.Sum(t => t.Result), Is.EqualTo(0));
         Assert.That(Info(stats, "stats", "disk_reads") - readsBefore, Is.GreaterThan(1000), "the GETs went to the disk");
         Assert.That(Info(stats, "stats", "disk_reads_waited_on_thread"), Is.EqualTo(waitedBefore), "no thread waited for a read");
+        long viaLoopRings = Info(stats, "stats", "disk_reads_on_loop_rings") - loopRingBefore;
+        bool uring = stats.Execute("INFO", "stats").Text!.Contains("disk_read_engine:io_uring");
+        if (engine == "epoll" && uring)
+            Assert.That(viaLoopRings, Is.GreaterThan(1000), "the epoll loop read through its own ring (LoopDiskReads)");
+        else Assert.That(viaLoopRings, Is.EqualTo(0), "only epoll loops have rings of their own");
     }
 
     [Test, CancelAfter(120_000)]

@@ -243,6 +243,7 @@ public static class InfoBuilder
         Line(sb, "disk_reader_threads", readers.Threads);
         sb.Append("disk_read_engine:").Append(readers.Engine.Replace(' ', '_')).Append("\r\n");
         Line(sb, "disk_reads_waited_on_thread", server.Store.BlockingDiskWaits);
+        Line(sb, "disk_reads_on_loop_rings", readers.LoopRingReads); // of disk_reads: through the epoll loops' own rings
         // Streams larger than their share of memory (docs/objects-streams.md) and the free-space guard (--min-free-disk).
         Line(sb, "stream_spill_bytes", server.Store.StreamSpill.Bytes);
         Line(sb, "stream_spill_reads", server.Store.StreamSpill.Reads);

@@ -10,6 +10,8 @@
 //  - A read's completion (its continuation) runs on the reader thread (a blocked one holds only that thread); with
 //    io_uring only reads whose callers promise a short continuation use the ring (see UringReader).
 //  - After Dispose no read is started; queued ones fail with ObjectDisposedException.
+//  - A store record read started on a thread that holds a network loop with its own ring (LoopReadRing.Current) goes
+//    to that ring when io_uring is in use; it counts here all the same.
 using Microsoft.Win32.SafeHandles;
 
 namespace Garnet.storage.Devices;
@@ -20,7 +22,7 @@ public sealed class DiskReaders : IDisposable
     private readonly int _depth;
     private int _started, _idle;                     // under the queue's lock
     private bool _disposed;
-    private long _reads, _bytes;
+    private long _reads, _bytes, _loopRingReads, _loopRingBytes;
 
     private readonly DiskReadMode _mode;
     private UringReader? _ring;
@@ -50,10 +52,19 @@ public sealed class DiskReaders : IDisposable
     public int Threads => (_ring is not null ? 1 : 0) + Volatile.Read(ref _started);
 
     /// <summary>Device reads done (each read counts once).</summary>
-    public long Reads => Interlocked.Read(ref _reads) + (_ring?.Reads ?? 0);
+    public long Reads => Interlocked.Read(ref _reads) + (_ring?.Reads ?? 0) + Interlocked.Read(ref _loopRingReads);
 
     /// <summary>Bytes those reads returned.</summary>
-    public long BytesRead => Interlocked.Read(ref _bytes) + (_ring?.BytesRead ?? 0);
+    public long BytesRead => Interlocked.Read(ref _bytes) + (_ring?.BytesRead ?? 0) + Interlocked.Read(ref _loopRingBytes);
+
+    /// <summary>Of Reads, those done through network loops' own rings (LoopReadRing).</summary>
+    public long LoopRingReads => Interlocked.Read(ref _loopRingReads);
+
+    internal void CountLoopRingRead(int bytes)
+    {
+        Interlocked.Increment(ref _loopRingReads);
+        Interlocked.Add(ref _loopRingBytes, bytes);
+    }
 
     /// <summary>Reads into buffer from handle at offset; completes with the bytes read, on a reader thread.</summary>
     /// <param name="shortContinuation">The code after the caller's await is short and never blocks: with io_uring such a
@@ -83,6 +94,15 @@ public sealed class DiskReaders : IDisposable
             else if (_started < _depth) { _started++; start = true; }
         }
         if (start) new Thread(Run, maxStackSize: 256 * 1024) { IsBackground = true, Name = "garnet-disk-read" }.Start();
+    }
+
+    /// <summary>Starts a store record read (its IoDone short and never blocking): on the calling thread's loop ring when
+    /// it holds one and io_uring is in use (the loop submits and reaps it), else as Start with a short continuation.</summary>
+    public void StartRecordRead(BufferedDeviceRead r)
+    {
+        if (!_ringTried && _mode == DiskReadMode.Auto) StartRing();
+        if (_ring is not null && LoopReadRing.Current is { } local && !_disposed && local.TryStart(r, this)) return;
+        Start(r, shortContinuation: true);
     }
 
     private void StartRing()

@@ -1,7 +1,8 @@
 // IoUring: a minimal Linux io_uring (kernel 5.6+) for reads: set-up, read and eventfd-read submission entries, submit
 // and wait, completion reaping. Raw syscalls and shared ring memory; the safe surface is UringReader.
 // Invariants:
-//  - One thread only uses an instance (the ring is created SINGLE_ISSUER where the kernel allows it, on that thread).
+//  - One thread at a time uses an instance: a SINGLE_ISSUER ring (where the kernel allows it) only the thread that
+//    created it; a shared one (singleIssuer: false) whichever thread holds its owner's lock.
 //  - The caller keeps at most CqEntries operations in flight, so the completion queue never overflows.
 //  - Buffers and file descriptors named by a submitted entry stay valid until its completion is reaped.
 using System.Runtime.InteropServices;
@@ -10,7 +11,8 @@ namespace Garnet.storage.Devices;
 
 internal sealed unsafe partial class IoUring : IDisposable
 {
-    private const long SysSetup = 425, SysEnter = 426;          // the same numbers on x86-64 and arm64 (asm-generic)
+    private const long SysSetup = 425, SysEnter = 426, SysRegister = 427; // the same on x86-64 and arm64 (asm-generic)
+    private const uint RegisterEventFd = 4;
     private const uint SetupSingleIssuer = 1 << 12, SetupDeferTaskrun = 1 << 13;
     private const uint FeatSingleMmap = 1;
     private const uint EnterGetEvents = 1;
@@ -50,14 +52,16 @@ internal sealed unsafe partial class IoUring : IDisposable
         _sqLocalTail = Volatile.Read(ref *_sqTail);
     }
 
-    /// <summary>A ring of at least entries slots, or null (with the reason) where io_uring is unavailable.</summary>
-    public static IoUring? TryCreate(uint entries, out string? why)
+    /// <summary>A ring of at least entries slots, or null (with the reason) where io_uring is unavailable. singleIssuer:
+    /// only the calling thread will ever use it (it is then created SINGLE_ISSUER | DEFER_TASKRUN where the kernel
+    /// allows, and posts completions only inside Submit); otherwise completions are posted as they finish.</summary>
+    public static IoUring? TryCreate(uint entries, out string? why, bool singleIssuer = true)
     {
         why = null;
         if (!OperatingSystem.IsLinux()) { why = "io_uring needs Linux"; return null; }
         byte* p = stackalloc byte[120];
         int fd = -1;
-        foreach (uint flags in new[] { SetupSingleIssuer | SetupDeferTaskrun, 0u })
+        foreach (uint flags in singleIssuer ? new[] { SetupSingleIssuer | SetupDeferTaskrun, 0u } : new[] { 0u })
         {
             new Span<byte>(p, 120).Clear();
             *(uint*)(p + 8) = flags;
@@ -119,6 +123,19 @@ internal sealed unsafe partial class IoUring : IDisposable
         throw new IOException($"io_uring_enter failed (errno {errno})");
     }
 
+    /// <summary>Has the kernel signal eventFd whenever it posts a completion; false (with errno) when refused.</summary>
+    public bool TryRegisterEventFd(int eventFd)
+    {
+        int value = eventFd;
+        return syscall_register(SysRegister, _fd, RegisterEventFd, &value, 1) == 0;
+    }
+
+    /// <summary>Whether a completion waits to be reaped (a memory read, no system call).</summary>
+    public bool HasCompletions => *_cqHead != Volatile.Read(ref *_cqTail);
+
+    /// <summary>Entries prepared and not yet handed to the kernel.</summary>
+    public uint Unsubmitted => _unsubmitted;
+
     /// <summary>The next completion, if any: its user data and result (bytes, or -errno).</summary>
     public bool TryReap(out ulong userData, out int result)
     {
@@ -157,6 +174,9 @@ internal sealed unsafe partial class IoUring : IDisposable
 
     [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]
     private static partial int syscall_enter(long number, int fd, uint toSubmit, uint minComplete, uint flags, nint sig, nint sigSize);
+
+    [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]
+    private static partial int syscall_register(long number, int fd, uint opcode, void* arg, uint count);
 
     [LibraryImport("libc", SetLastError = true)]
     private static partial nint mmap(nint addr, nuint length, int prot, int flags, int fd, long offset);

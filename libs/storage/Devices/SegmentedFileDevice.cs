@@ -104,7 +104,7 @@ public sealed class SegmentedFileDevice : IStorageDevice
         read.IoLength = span;
         read.Skip = (int)(offset - start);
         read.Wanted = length;
-        if (_readers is not null) _readers.Start(read, shortContinuation: true);
+        if (_readers is not null) _readers.StartRecordRead(read);
         else ThreadPool.UnsafeQueueUserWorkItem(static r =>
         {
             int n;

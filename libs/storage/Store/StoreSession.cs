@@ -1037,7 +1037,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             {
                 if (!wait) return false;
                 if (Environment.TickCount64 > deadline) return false;
-                _ioSignal.Wait(10);
+                // On a loop thread whose ring holds reads, only this thread completes them: wait on the ring itself.
+                if (Devices.LoopReadRing.Current?.Pump() != true) _ioSignal.Wait(10);
                 continue;
             }
             _store.Epoch.Acquire();

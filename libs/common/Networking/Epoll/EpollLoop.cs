@@ -10,6 +10,9 @@
 //  - A handler about to wait long (a script that runs on, a key-lock wait) calls LoopRelease.Release: its connection
 //    leaves the epoll set, the thread gives up _ownership, and a standby thread takes the loop over, so the loop's other
 //    connections are served meanwhile. Reacquire asks the holder to yield at the end of its round and takes the loop back.
+//  - The loop's ILoopIo (its own disk-read ring, when the server gives it one) is attached to whichever thread holds the
+//    loop, gets what a round started just before the wait, and its completions are reaped right after the wait: its
+//    eventfd is in the epoll set, edge-triggered, so it only ends the wait.
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 
@@ -18,7 +21,7 @@ namespace Garnet.common.Networking.Epoll;
 internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 {
     private const int MaxEvents = 256;
-    private const ulong WakeToken = ulong.MaxValue;
+    private const ulong WakeToken = ulong.MaxValue, IoToken = ulong.MaxValue - 1;
 
     private readonly int _epfd;
     private readonly int _wakeFd;
@@ -53,8 +56,9 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private const int MaxReplyBuffers = 2 * MaxEvents, MaxPooledReplyBuffer = 64 * 1024;
     private readonly Stack<List<EpollConnection>> _spareLists = new();
     private EpollConnection? _current; // whose handler runs now (the one a Release detaches)
+    private readonly ILoopIo? _io;
 
-    public EpollLoop(int index, ILogger? logger)
+    public EpollLoop(int index, ILogger? logger, ILoopIo? io = null)
     {
         _logger = logger;
         _name = "epoll-loop-" + index;
@@ -62,8 +66,15 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         _wakeFd = EpollNative.CreateEventFd();
         if (!EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_ADD, _wakeFd, EpollNative.EPOLLIN, WakeToken))
             throw new IOException("epoll_ctl could not add the loop's eventfd");
+        if (io is not null && io.EventFd >= 0 &&
+            EpollNative.Control(_epfd, EpollNative.EPOLL_CTL_ADD, io.EventFd, EpollNative.EPOLLIN | EpollNative.EPOLLET, IoToken))
+            _io = io;
+        else io?.Dispose();
         StartThread(standby: false);
     }
+
+    /// <summary>Whether the loop drives I/O of its own (ILoopIo) besides its sockets.</summary>
+    public bool HasLoopIo => _io is not null;
 
     /// <summary>The epoll fd, for the holder's epoll_ctl calls; -1 once closed.</summary>
     internal int EpollFd => _fdsClosed ? -1 : _epfd;
@@ -165,12 +176,17 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
             lock (_ownership)
             {
                 LoopRelease.Holder = this;
+                _io?.Attach();
                 try
                 {
                     while (!_stopping && !_fdsClosed && Volatile.Read(ref _reclaimers) == 0) Round(events);
                     if (_stopping) { CloseAll(); return; }
                 }
-                finally { LoopRelease.Holder = null; }
+                finally
+                {
+                    _io?.Detach();
+                    LoopRelease.Holder = null;
+                }
             }
             Interlocked.Increment(ref _idleStandbys);
         }
@@ -182,6 +198,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         if (!Holding) return false;
         _current?.DetachWhileBlocked();
+        _io?.Detach();
         Monitor.Exit(_ownership); // LoopRelease.Release clears the holder
 
         while (true)
@@ -201,6 +218,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         Monitor.Enter(_ownership);
         Interlocked.Decrement(ref _reclaimers);
         LoopRelease.Holder = this;
+        _io?.Attach();
         _current = detached as EpollConnection;
         _current?.Reattach();
     }
@@ -212,10 +230,13 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         try
         {
-            int n = EpollNative.Wait(_epfd, events, MaxEvents, _toRun.Count > 0 ? 0 : -1);
+            bool mayBlock = _toRun.Count == 0;
+            if (_io is not null && !_io.BeforeWait()) mayBlock = false;
+            int n = EpollNative.Wait(_epfd, events, MaxEvents, mayBlock ? -1 : 0);
             for (int i = 0; i < n; i++)
             {
                 ulong token = EpollNative.DataAt(events, i);
+                if (token == IoToken) continue; // reaped below, every round
                 if (token == WakeToken)
                 {
                     EpollNative.Drain(_wakeFd);
@@ -227,6 +248,8 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
                 if (slot < _slots.Length && _slots[slot] is { } c && c.Token == token)
                     Handle(c, EpollNative.EventsAt(events, i), posted: false);
             }
+            // Reads that finished post their connections to _toRun (a memory check when none did).
+            _io?.Poll();
             // Work queued for this round by the loop itself (continuations, own posts), then every reply written.
             var running = _toRun;
             _toRun = SpareList();
@@ -291,6 +314,8 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         }
         try
         {
+            // Reads still in flight on the loop's ring finish first (bounded): their buffers are in use until then.
+            _io?.Dispose();
             lock (_fdLock)
             {
                 _fdsClosed = true;

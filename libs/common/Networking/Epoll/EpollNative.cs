@@ -8,7 +8,7 @@ namespace Garnet.common.Networking.Epoll;
 
 internal static unsafe partial class EpollNative
 {
-    public const uint EPOLLIN = 0x001, EPOLLOUT = 0x004, EPOLLERR = 0x008, EPOLLHUP = 0x010;
+    public const uint EPOLLIN = 0x001, EPOLLOUT = 0x004, EPOLLERR = 0x008, EPOLLHUP = 0x010, EPOLLET = 1u << 31;
     public const int EPOLL_CTL_ADD = 1, EPOLL_CTL_DEL = 2, EPOLL_CTL_MOD = 3;
     private const int EPOLL_CLOEXEC = 0x80000, EFD_CLOEXEC = 0x80000, EFD_NONBLOCK = 0x800;
     private const int F_GETFL = 3, F_SETFL = 4, O_NONBLOCK = 0x800;

@@ -11,13 +11,17 @@ public sealed class EpollNetwork : IDisposable
 {
     private readonly EpollLoop[] _loops;
 
-    /// <summary>Starts threads loops (at least 1). Linux only (EpollNative.IsSupported).</summary>
-    public EpollNetwork(int threads, ILogger? logger)
+    /// <summary>Starts threads loops (at least 1). Linux only (EpollNative.IsSupported). loopIo: makes each loop's own
+    /// I/O (ILoopIo: the store's disk reads through a ring of the loop's), or returns null for none.</summary>
+    public EpollNetwork(int threads, ILogger? logger, Func<ILoopIo?>? loopIo = null)
     {
         if (!EpollNative.IsSupported) throw new PlatformNotSupportedException("the epoll network engine needs Linux");
         _loops = new EpollLoop[Math.Max(1, threads)];
-        for (int i = 0; i < _loops.Length; i++) _loops[i] = new EpollLoop(i, logger);
+        for (int i = 0; i < _loops.Length; i++) _loops[i] = new EpollLoop(i, logger, loopIo?.Invoke());
     }
+
+    /// <summary>Loops that drive I/O of their own (ILoopIo) besides their sockets.</summary>
+    public int LoopsWithOwnIo => _loops.Count(l => l.HasLoopIo);
 
     public static bool IsSupported => EpollNative.IsSupported;
 
