@@ -64,7 +64,7 @@ public sealed class GarnetServerOptions
     [Option("read-queue-depth", HelpText = "Disk reads in flight at most (keys whose records are on disk): each runs on its own reader thread, started when needed. Default: 64")]
     public int? ReadQueueDepth { get; set; }
 
-    [Option("disk-read-engine", HelpText = "How reads of records on disk are done: io_uring (one ring thread submits them in batches; Linux 5.6+), threads (a blocking read per reader thread, up to --read-queue-depth), or auto (io_uring where the kernel allows it, else threads). Default: auto")]
+    [Option("disk-read-engine", HelpText = "How reads of records on disk are done: io_uring (one ring thread submits them in batches, and each epoll network loop has a ring of its own for the reads it starts; Linux 5.6+), threads (a blocking read per reader thread, up to --read-queue-depth), or auto (io_uring where the kernel allows it, else threads). Default: auto")]
     public string? DiskReadEngine { get; set; }
     [Option("network-engine", HelpText = "What serves client sockets: epoll (our own event loops, Linux: every ready request of a round runs, then all replies are written, as Redis does) or sockets (.NET's socket engine: each connection's loop sends its replies as soon as they are written). Default: sockets")]
     public string? NetworkEngine { get; set; }
