@@ -84,12 +84,17 @@ public class IndexMemoryTests
         using var s = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
         var value = new byte[100];
         long peak = 0, peakIndex = 0, peakLog = 0;
+        string atPeak = ""; // the index's shape at the peak, for the failure message
         int generationWhenLogFull = -1;
         for (int i = 0; i < 300_000; i++)
         {
             s.Upsert(Encoding.ASCII.GetBytes("key:" + i), value);
             long index = store.Index.MemoryBytes, pages = store.Log.MemoryBytes;
-            if (index + pages > peak) (peak, peakIndex, peakLog) = (index + pages, index, pages);
+            if (index + pages > peak)
+            {
+                (peak, peakIndex, peakLog) = (index + pages, index, pages);
+                atPeak = $"key {i}: {store.Index.BucketCount} buckets, generation {store.Index.Generation}, growing {store.Index.IsGrowing}, {store.Index.OverflowBucketCount} overflow buckets in use";
+            }
             if (generationWhenLogFull < 0 && store.Log.HeadAddress > store.Log.BeginAddress) generationWhenLogFull = store.Index.Generation;
         }
         Assert.That(store.Index.WaitForGrowth(TimeSpan.FromSeconds(30)));
@@ -99,7 +104,7 @@ public class IndexMemoryTests
         // overflow chunk (256 KB).
         long bound = budget + (1L << pageBits) + (256L << 10);
         TestContext.Out.WriteLine($"peak {peak >> 10} KB (index {peakIndex >> 10} KB, log pages {peakLog >> 10} KB), generations {generationWhenLogFull} -> {store.Index.Generation}");
-        Assert.That(peak, Is.LessThanOrEqualTo(bound), $"peak {peak >> 10} KB (index {peakIndex >> 10} KB, log pages {peakLog >> 10} KB) over a {budget >> 10} KB budget");
+        Assert.That(peak, Is.LessThanOrEqualTo(bound), $"peak {peak >> 10} KB (index {peakIndex >> 10} KB, log pages {peakLog >> 10} KB) over a {budget >> 10} KB budget; at the peak, {atPeak}");
         for (int i = 0; i < 300_000; i += 101)
         {
             TestInput input = default; TestOutput output = default;

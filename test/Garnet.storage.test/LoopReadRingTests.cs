@@ -47,6 +47,12 @@ public partial class LoopReadRingTests
         GC.WaitForPendingFinalizers();
     }
 
+    private StoreSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions> NewSession(out ReadTally tally)
+    {
+        tally = new ReadTally();
+        return _store.NewSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions>(new(tally));
+    }
+
     private static LoopReadRing NewRing(int depth) =>
         LoopReadRing.TryCreate(depth, out string? why) ?? throw new IgnoreException($"no loop ring here: {why}");
 
@@ -69,8 +75,7 @@ public partial class LoopReadRingTests
     public void ReadsOfTheAttachedThreadGoThroughTheRingAndTheLoopCompletesThem()
     {
         using var ring = NewRing(64);
-        var tally = new ReadTally();
-        using var s = _store.NewSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions>(new(tally));
+        using var s = NewSession(out var tally);
         long ringBefore = _store.Readers.LoopRingReads, readsBefore = _store.Readers.Reads;
         ring.Attach();
         try
@@ -103,8 +108,7 @@ public partial class LoopReadRingTests
     public void AThreadWaitingSynchronouslyPumpsItsRingAndReadsPastItsDepthGoToTheSharedRing()
     {
         using var ring = NewRing(4);
-        var tally = new ReadTally();
-        using var s = _store.NewSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions>(new(tally));
+        using var s = NewSession(out var tally);
         long ringBefore = _store.Readers.LoopRingReads, readsBefore = _store.Readers.Reads;
         ring.Attach();
         try
@@ -127,8 +131,7 @@ public partial class LoopReadRingTests
     public void ReadsOfAThreadWithoutARingGoToTheSharedRing()
     {
         using var ring = NewRing(64);
-        var tally = new ReadTally();
-        using var s = _store.NewSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions>(new(tally));
+        using var s = NewSession(out var tally);
         long ringBefore = _store.Readers.LoopRingReads;
         ring.Attach();
         ring.Detach(); // as a loop does before it hands itself to another thread
@@ -144,8 +147,7 @@ public partial class LoopReadRingTests
     public void DisposeWaitsForTheReadsInFlight()
     {
         var ring = NewRing(64);
-        var tally = new ReadTally();
-        using var s = _store.NewSession<TestInput, TestOutput, PendingReadAllocationTests.CheckingFunctions>(new(tally));
+        using var s = NewSession(out var tally);
         ring.Attach();
         int pending;
         try

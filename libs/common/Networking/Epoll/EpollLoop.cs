@@ -73,9 +73,6 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
         StartThread(standby: false);
     }
 
-    /// <summary>Whether the loop drives I/O of its own (ILoopIo) besides its sockets.</summary>
-    public bool HasLoopIo => _io is not null;
-
     /// <summary>The epoll fd, for the holder's epoll_ctl calls; -1 once closed.</summary>
     internal int EpollFd => _fdsClosed ? -1 : _epfd;
 

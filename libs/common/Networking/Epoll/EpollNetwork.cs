@@ -20,9 +20,6 @@ public sealed class EpollNetwork : IDisposable
         for (int i = 0; i < _loops.Length; i++) _loops[i] = new EpollLoop(i, logger, loopIo?.Invoke());
     }
 
-    /// <summary>Loops that drive I/O of their own (ILoopIo) besides their sockets.</summary>
-    public int LoopsWithOwnIo => _loops.Count(l => l.HasLoopIo);
-
     public static bool IsSupported => EpollNative.IsSupported;
 
     public int Threads => _loops.Length;
