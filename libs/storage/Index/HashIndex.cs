@@ -111,6 +111,7 @@ public sealed unsafe class HashIndex : IDisposable
     {
         if (buckets < 1 || !BitOperations.IsPow2(buckets)) throw new ArgumentException("bucket count must be a power of two", nameof(buckets));
         _current = new Table(buckets);
+        _tableBuckets = _current.Size;
         _epoch = epoch;
         _tracer = tracer;
         _beginAddress = beginAddress;
@@ -148,14 +149,17 @@ public sealed unsafe class HashIndex : IDisposable
     /// <summary>Bytes a doubling that is waiting for room (MayGrow) will allocate; 0 when none waits.</summary>
     public long WantedBytes => Volatile.Read(ref _wantedBytes);
 
-    private long _retiredBuckets; // buckets of an old table that a finished growth has not freed yet
+    // Buckets of the current table, of a growth's new table, and of old tables a finished growth has not freed yet: one
+    // counter, so that MemoryBytes never sees a table twice or not at all while a growth finishes on another thread
+    // (reading _current and _growth apart once counted the new table twice: 21.8 MB where 13.3 MB were held).
+    private long _tableBuckets;
 
     /// <summary>Native memory held by the index, in bytes.</summary>
     public long MemoryBytes
     {
         get
         {
-            long buckets = _current.Size + (_growth?.Next.Size ?? 0) + Volatile.Read(ref _retiredBuckets);
+            long buckets = Volatile.Read(ref _tableBuckets);
             // Lock-free: the budget reads it often. Discarded pages are not resident until a bucket is handed out again.
             buckets += Volatile.Read(ref _overflowChunkCount) * (long)OverflowChunkBuckets - Volatile.Read(ref _discardedPages) * (long)BucketsPerMemoryPage;
             return buckets * sizeof(Bucket);
@@ -447,6 +451,7 @@ public sealed unsafe class HashIndex : IDisposable
             return;
         }
         var g = new Growth(old, new Table(old.Size * 2), old.Size / ChunkSize(old));
+        Interlocked.Add(ref _tableBuckets, g.Next.Size);
         _growth = g;
         Volatile.Write(ref _wantedBytes, 0); // counted in MemoryBytes now (both for a moment: errs on the safe side)
         // Every op that saw Prepare uses the old table; once they are all done, splitting may begin.
@@ -560,7 +565,7 @@ public sealed unsafe class HashIndex : IDisposable
     private void FinishGrowth(Table old, Table next)
     {
         bool byTag = SplitsByTag(old.Size);
-        Interlocked.Add(ref _retiredBuckets, old.Size); // MemoryBytes keeps counting the old table until it is freed
+        // The old table stays counted in _tableBuckets until the action below frees it.
         _current = next;
         _growth = null;
         Generation++;
@@ -582,7 +587,7 @@ public sealed unsafe class HashIndex : IDisposable
                 }
             }
             old.Free();
-            Interlocked.Add(ref _retiredBuckets, -old.Size);
+            Interlocked.Add(ref _tableBuckets, -old.Size);
             DiscardFreePages();
         });
     }

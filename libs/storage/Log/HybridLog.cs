@@ -163,6 +163,9 @@ public sealed unsafe class HybridLog : IDisposable
             Interlocked.Exchange(ref _tailPageOffset, (page << 32) | (uint)PageSize);
             return 0;
         }
+        // Others may have grown since pages were last closed (an index's overflow chunk): idle frames over the allowance
+        // go back now, not at the next close (a no-op read when within it).
+        TrimIdleFrames(ClosedUntilAddress);
         AllocateFrame(next);
         Interlocked.Exchange(ref _tailPageOffset, (next << 32) | (uint)size);
         return next << PageBits;
