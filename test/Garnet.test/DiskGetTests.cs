@@ -76,28 +76,79 @@ public class DiskGetTests(string engine)
     }
 
     [Test, CancelAfter(120_000)]
+    public void AScriptWaitingOnItsThreadForKeysOnDiskAndGetsOfOtherClientsAllFinish()
+    {
+        // A key a script names only in ARGV is read on the script's thread, which hands its loop to another thread while
+        // it waits (LoopRelease). On epoll with a loop ring, the read went into the loop's ring before the hand-over: the
+        // new holder submits and reaps it, and wakes the script. Meanwhile other clients' GETs of keys on disk go on.
+        using var stats = new RespClient("127.0.0.1", _server.Port, 60_000);
+        long waitedBefore = Info(stats, "stats", "disk_reads_waited_on_thread");
+        const string Script = "local out = {} for i, k in ipairs(ARGV) do out[i] = redis.call('GET', k) end return out";
+        var scripts = Task.Run(() =>
+        {
+            using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+            var rng = new Random(99);
+            int wrong = 0;
+            for (int n = 0; n < 40; n++)
+            {
+                var keys = Enumerable.Range(0, 5).Select(_ => rng.Next(Keys)).ToArray();
+                var reply = c.Execute(new object[] { "EVAL", Script, "0" }.Concat(keys.Select(k => (object)("dg:" + k))).ToArray());
+                var items = reply.Elements!;
+                for (int j = 0; j < keys.Length; j++) if (items[j].Text != Value(keys[j])) wrong++;
+            }
+            return wrong;
+        });
+        var gets = Enumerable.Range(0, 3).Select(w => Task.Run(() =>
+        {
+            using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+            var rng = new Random(200 + w);
+            int wrong = 0;
+            for (int n = 0; n < 300; n++)
+            {
+                int i = rng.Next(Keys);
+                if (c.Execute("GET", "dg:" + i).Text != Value(i)) wrong++;
+            }
+            return wrong;
+        })).ToArray();
+        Assert.That(scripts.Result, Is.EqualTo(0), "every script read its keys' values");
+        Assert.That(gets.Sum(t => t.Result), Is.EqualTo(0));
+        Assert.That(Info(stats, "stats", "disk_reads_waited_on_thread") - waitedBefore, Is.GreaterThan(20),
+            "the scripts' reads waited on their thread (the path under test)");
+    }
+
+    [Test, CancelAfter(120_000)]
     public void AGetOfAKeyOnDiskAtPipelineOneAllocatesNextToNothing()
     {
         using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
         for (int i = 0; i < 2000; i++) c.Execute("GET", "dg:" + (i * 13 % Keys)); // warm up: code tiers up, buffers exist
-        long readsBefore = Info(c, "stats", "disk_reads");
-        // The server runs in this process: what this (client) thread allocates is taken out of the process's total.
-        long totalBefore = GC.GetTotalAllocatedBytes(precise: true), clientBefore = GC.GetAllocatedBytesForCurrentThread();
-        const int Gets = 3000;
+        // Three windows, the least counts: the count is the process's, and the test host's own work (it reports the
+        // previous fixture's results on a thread of its own) can fall into one window; what each GET allocates falls
+        // into every one.
+        const int Gets = 1000;
+        double least = double.MaxValue;
         int wrong = 0;
-        for (int i = 0; i < Gets; i++)
+        var lines = new List<string>(3); // written after the windows: a written line is sent on the host's thread
+        for (int window = 0; window < 3; window++)
         {
-            int k = (i * 7919 + 11) % Keys;
-            if (c.Execute("GET", "dg:" + k).Text != Value(k)) wrong++;
+            long readsBefore = Info(c, "stats", "disk_reads");
+            // The server runs in this process: what this (client) thread allocates is taken out of the process's total.
+            long totalBefore = GC.GetTotalAllocatedBytes(precise: true), clientBefore = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = window * Gets; i < (window + 1) * Gets; i++)
+            {
+                int k = (i * 7919 + 11) % Keys;
+                if (c.Execute("GET", "dg:" + k).Text != Value(k)) wrong++;
+            }
+            long allocated = GC.GetTotalAllocatedBytes(precise: true) - totalBefore - (GC.GetAllocatedBytesForCurrentThread() - clientBefore);
+            long reads = Info(c, "stats", "disk_reads") - readsBefore;
+            Assert.That(reads, Is.GreaterThan(Gets / 2), "most GETs read the disk");
+            lines.Add($"{engine}: {reads} disk reads, {allocated} bytes allocated for {Gets} GETs ({(double)allocated / Gets:F1} per GET)");
+            least = Math.Min(least, (double)allocated / Gets);
         }
-        long allocated = GC.GetTotalAllocatedBytes(precise: true) - totalBefore - (GC.GetAllocatedBytesForCurrentThread() - clientBefore);
-        long reads = Info(c, "stats", "disk_reads") - readsBefore;
+        foreach (var line in lines) TestContext.Out.WriteLine(line);
         Assert.That(wrong, Is.EqualTo(0));
-        Assert.That(reads, Is.GreaterThan(Gets / 2), "most GETs read the disk");
-        TestContext.Out.WriteLine($"{engine}: {reads} disk reads, {allocated} bytes allocated for {Gets} GETs ({(double)allocated / Gets:F1} per GET)");
         // Before: about 900 bytes per GET of a key on disk (Tasks, state machines, closures), then 240. The server's
         // timers (INFO's peak sampling) allocate a little meanwhile.
-        Assert.That((double)allocated / Gets, Is.LessThan(40));
+        Assert.That(least, Is.LessThan(40));
     }
 
     [Test, CancelAfter(120_000)]
