@@ -286,7 +286,10 @@ public sealed class StorageSession : IDisposable
         return op.Status;
     }
 
-    private void WaitPending(StoreSession<ObjectOperation, NoOutput, ObjectFunctions> session)
+    /// <summary>Waits on this thread for session's pending operations, the loop handed to another thread meanwhile. No time
+    /// limit: an op abandoned here would stay queued and later run against a reused receive buffer.</summary>
+    private void WaitPending<TInput, TOutput, TFunctions>(StoreSession<TInput, TOutput, TFunctions> session)
+        where TFunctions : struct, IStoreFunctions<TInput, TOutput>
     {
         _host.CountBlockingDiskWait();
         var released = Garnet.common.Networking.LoopRelease.Release(); // the loop's other clients are served meanwhile
@@ -302,13 +305,8 @@ public sealed class StorageSession : IDisposable
 
     private Status Wait()
     {
-        // The completion callback stores the final status in Result.
-        // No time limit: an op abandoned here would stay queued and later run against a reused receive buffer.
-        _host.CountBlockingDiskWait();
-        var released = Garnet.common.Networking.LoopRelease.Release(); // the loop's other clients are served meanwhile
-        try { while (!_session.CompletePending(wait: true, TimeSpan.FromMinutes(10))) { } }
-        finally { released.Reacquire(); }
-        return Result.Status;
+        WaitPending(_session);
+        return Result.Status; // the completion callback stores the final status in Result
     }
 
     /// <summary>The connection went idle: the disk-read buffers kept for its next reads go back (StoreSession).</summary>

@@ -169,7 +169,6 @@ public sealed unsafe class LoopReadRing : IDisposable
     /// with the loop held (no other thread uses the ring then).</summary>
     public void Dispose()
     {
-        if (_disposed && _count == 0) { Release(); return; }
         _disposed = true;
         long deadline = Environment.TickCount64 + 5000;
         while (_count > 0 && Environment.TickCount64 < deadline)
