@@ -23,6 +23,35 @@ public class HashIndexTests
     }
 
     [Test]
+    public void WritePrefixedLaysOutThePrefixThenTheKeyAndZerosTheRoomPastIt()
+    {
+        // Every key length up to 40 (both of Partial's ways: keys shorter than 8 bytes and the end of longer ones), over a
+        // dirty buffer: the result is the prefix big-endian then the key, as a byte-wise copy gives, and the same hash.
+        var rng = new Random(7);
+        for (int length = 0; length <= 40; length++)
+        {
+            var key = new byte[length];
+            rng.NextBytes(key);
+            ushort prefix = (ushort)rng.Next(0, 65536);
+            var expected = new byte[length + 2];
+            expected[0] = (byte)(prefix >> 8);
+            expected[1] = (byte)prefix;
+            key.CopyTo(expected, 2);
+
+            int room = KeyHash.PrefixedRoom(length);
+            Assert.That(room % 8, Is.Zero);
+            Assert.That(room, Is.GreaterThanOrEqualTo(length + 2).And.LessThan(length + 10));
+            var dest = Enumerable.Repeat((byte)0xEE, room + 8).ToArray();
+            int written = KeyHash.WritePrefixed(dest, prefix, key);
+            Assert.That(written, Is.EqualTo(length + 2));
+            Assert.That(dest.AsSpan(0, written).ToArray(), Is.EqualTo(expected), $"key of {length} bytes");
+            Assert.That(dest.AsSpan(written, room - written).ToArray(), Is.All.Zero, "the room past the key is zeroed");
+            Assert.That(dest.AsSpan(room).ToArray(), Is.All.EqualTo((byte)0xEE), "nothing is written past the room");
+            Assert.That(KeyHash.Hash(dest.AsSpan(0, written)), Is.EqualTo(KeyHash.Hash(expected)));
+        }
+    }
+
+    [Test]
     public void FindOrCreateThenUpdate()
     {
         using var index = new HashIndex(16);

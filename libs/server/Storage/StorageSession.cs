@@ -59,7 +59,8 @@ public sealed class StorageSession : IDisposable
 
     public ReadOnlySpan<byte> StoredKey(ReadOnlySpan<byte> key, int db)
     {
-        if (_key.Length < key.Length + 2) _key = new byte[Math.Max(key.Length + 2, _key.Length * 2)];
+        int room = Garnet.storage.Util.KeyHash.PrefixedRoom(key.Length);
+        if (_key.Length < room) _key = new byte[Math.Max(room, _key.Length * 2)];
         int id;
         if (db != _database) id = _host.PhysicalId(db);
         else
@@ -67,10 +68,8 @@ public sealed class StorageSession : IDisposable
             if (_resolvedId < 0) _resolvedId = _host.PhysicalId(db);
             id = _resolvedId;
         }
-        _key[0] = (byte)(id >> 8);
-        _key[1] = (byte)id;
-        key.CopyTo(_key.AsSpan(2));
-        return _key.AsSpan(0, key.Length + 2);
+        // Written in the words the key hash loads next (KeyHash.WritePrefixed): the id big-endian, then the key.
+        return _key.AsSpan(0, Garnet.storage.Util.KeyHash.WritePrefixed(_key, (ushort)id, key));
     }
 
     private StringOutput Output()
