@@ -27,7 +27,7 @@ public static class ProfileLoop
                 for (int i = 0; i < 100; i++) session.Run(batch);
                 requests += 100L * RespBatch.Commands;
             }
-            Console.WriteLine($"{command}: {second.Elapsed.TotalNanoseconds / requests:F1} ns/request");
+            Console.WriteLine($"{command}: {second.Elapsed.TotalNanoseconds / requests:F1} ns/request {requests} requests");
         }
     }
 }

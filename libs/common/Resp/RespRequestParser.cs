@@ -91,6 +91,7 @@ public sealed class RespRequestParser
             if (input.IsEmpty) return ParseStatus.Incomplete;
             ArgsInScratch = false;
             if (input[0] != (byte)'*') return ParseInline(input, out consumed);
+            if (TryParseWhole(input, out consumed)) return ParseStatus.Complete;
 
             if (!TryDigitsToCr(input, 1, out long count, out int cr))
             {
@@ -158,6 +159,41 @@ public sealed class RespRequestParser
         _expected = 0;
         _pos = 0;
         return ParseStatus.Complete;
+    }
+
+    /// <summary>
+    /// The common case in one pass with locals only: a whole request of 1 to 9 arguments (no more than _args holds), each
+    /// with a length of 1 to 3 digits (no leading zero) within ProtoMaxBulkLen, so no limit can refuse it. False for
+    /// anything else (a request split across receives among them), which the general path then parses from its start.
+    /// As there, the two bytes after each argument are skipped, not checked (Redis does the same).
+    /// </summary>
+    private bool TryParseWhole(ReadOnlySpan<byte> input, out int consumed)
+    {
+        consumed = 0;
+        if (input.Length < 4) return false;
+        int count = input[1] - '0';
+        if ((uint)(count - 1) > 8 || input[2] != (byte)'\r' || input[3] != (byte)'\n' || count > _args.Length) return false;
+        var args = _args.AsSpan(0, count);
+        int pos = 4;
+        for (int i = 0; i < args.Length; i++)
+        {
+            if (pos + 4 > input.Length || input[pos] != (byte)'$') return false; // '$', a digit, "\r\n" at least
+            int len = input[pos + 1] - '0', p = pos + 2;
+            if ((uint)len > 9) return false;
+            for (int digits = 1; p < input.Length && (uint)(input[p] - '0') <= 9; digits++, p++)
+            {
+                if (digits == 3 || len == 0) return false; // 4 digits or more, or a leading zero: the general path
+                len = len * 10 + (input[p] - '0');
+            }
+            if (p + 1 >= input.Length || input[p] != (byte)'\r' || len > _limits.ProtoMaxBulkLen) return false;
+            int start = p + 2, end = start + len + 2;
+            if (end > input.Length) return false;
+            args[i] = new ArgSlice(start, len);
+            pos = end;
+        }
+        _argCount = count;
+        consumed = pos;
+        return true;
     }
 
     private ParseStatus Fail(string error)
