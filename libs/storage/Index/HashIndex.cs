@@ -63,7 +63,7 @@ public sealed unsafe class HashIndex : IDisposable
         {
             Size = size;
             Mask = size - 1;
-            Buckets = (Bucket*)PageMemory.Allocate(size * sizeof(Bucket)); // zeroed, page-aligned
+            Buckets = (Bucket*)PageMemory.AllocateRandomAccess(size * sizeof(Bucket)); // zeroed, page-aligned, huge pages
         }
 
         public void Free() => PageMemory.Free((byte*)Buckets, Size * sizeof(Bucket));
