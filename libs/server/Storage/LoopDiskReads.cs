@@ -18,6 +18,7 @@ internal sealed class LoopDiskReads(LoopReadRing ring) : ILoopIo
     public int EventFd => ring.EventFd;
     public void Attach() => ring.Attach();
     public void Detach() => ring.Detach();
+    public void SubmitStarted() => ring.Submit();
     public bool BeforeWait() => ring.Submit() && !ring.HasCompletions;
     public void Poll() => ring.Poll();
     public void Dispose() => ring.Dispose();

@@ -11,8 +11,9 @@
 //    leaves the epoll set, the thread gives up _ownership, and a standby thread takes the loop over, so the loop's other
 //    connections are served meanwhile. Reacquire asks the holder to yield at the end of its round and takes the loop back.
 //  - The loop's ILoopIo (its own disk-read ring, when the server gives it one) is attached to whichever thread holds the
-//    loop, gets what a round started just before the wait, and its completions are reaped right after the wait: its
-//    eventfd is in the epoll set, edge-triggered, so it only ends the wait.
+//    loop, gets what a round started every SubmitEvery events, after the round's events and just before the wait, and
+//    its completions are reaped right after the events: its eventfd is in the epoll set, edge-triggered, so it only ends
+//    the wait.
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 
@@ -21,6 +22,7 @@ namespace Garnet.common.Networking.Epoll;
 internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
 {
     private const int MaxEvents = 256;
+    private const int SubmitEvery = 16; // events handled between two hand-overs of the round's disk reads (ILoopIo)
     private const ulong WakeToken = ulong.MaxValue, IoToken = ulong.MaxValue - 1;
 
     private readonly int _epfd;
@@ -232,6 +234,9 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
             int n = EpollNative.Wait(_epfd, events, MaxEvents, mayBlock ? -1 : 0);
             for (int i = 0; i < n; i++)
             {
+                // Disk reads the round's requests started go to the device every SubmitEvery events and after the last,
+                // not only at the next wait: meanwhile the loop still has the round's replies to write.
+                if (_io is not null && i > 0 && i % SubmitEvery == 0) _io.SubmitStarted();
                 ulong token = EpollNative.DataAt(events, i);
                 if (token == IoToken) continue; // reaped below, every round
                 if (token == WakeToken)
@@ -245,6 +250,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
                 if (slot < _slots.Length && _slots[slot] is { } c && c.Token == token)
                     Handle(c, EpollNative.EventsAt(events, i), posted: false);
             }
+            _io?.SubmitStarted();
             // Reads that finished post their connections to _toRun (a memory check when none did).
             _io?.Poll();
             // Work queued for this round by the loop itself (continuations, own posts), then every reply written.

@@ -15,6 +15,10 @@ public interface ILoopIo : IDisposable
     /// <summary>The calling thread no longer holds it.</summary>
     void Detach();
 
+    /// <summary>Within a round: hands over what the round has started so far, so the device works on it while the loop
+    /// goes on (the rest of the round's requests, then its replies).</summary>
+    void SubmitStarted();
+
     /// <summary>Just before the loop waits: hands over what this round started. False when the wait must not block
     /// (completions are ready, or something could not be handed over yet).</summary>
     bool BeforeWait();
