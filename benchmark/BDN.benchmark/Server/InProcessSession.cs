@@ -1,8 +1,9 @@
 // InProcessSession: a real RespServer and RespServerSession with no network traffic, for benchmarks.
 // The server is constructed but never started: its store (StoreHost, with its background expiry task) exists,
-// no listener is opened. The session runs on a LoopLikeChannel (no socket, but a request loop as the epoll connection's,
-// so the session takes the server's paths). Run() does what the connection does with one receive: Process the input, then Output.Reset(releaseBuffer: true) where the loop would send,
-// again while Process answers FlushAndContinue.
+// no listener is opened. The session runs on a DetachedChannel that runs its request loop as the epoll connection does
+// (CanFinishLater), so it takes the server's paths (a GET's plain-read path). Run() does what the connection does with
+// one receive: Process the input, then Output.Reset(releaseBuffer: true) where the loop would send, again while
+// Process answers FlushAndContinue.
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.server;
@@ -19,12 +20,12 @@ public sealed class InProcessSession : IDisposable
     {
         _dir = Directory.CreateTempSubdirectory("garnet-bdn-session-").FullName;
         Server = new RespServer(new ServerSettings { Dir = _dir, MemoryBytes = memoryBytes, Bind = ["127.0.0.1"], Port = 0 });
-        Connection = new LoopLikeChannel();
+        Connection = new DetachedChannel(runsRequestLoop: true);
         Session = new RespServerSession(Server, Connection);
     }
 
     public RespServer Server { get; }
-    public LoopLikeChannel Connection { get; }
+    public DetachedChannel Connection { get; }
     public RespServerSession Session { get; }
 
     /// <summary>Runs every request in batch; returns the reply bytes that would have been sent.</summary>

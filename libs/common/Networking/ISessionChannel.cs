@@ -81,10 +81,13 @@ public sealed class PushLimits
 }
 
 /// <summary>A channel with no socket: the session's replies are read by its owner from the session's writer; pushes go to
-/// onPush (or nowhere).</summary>
-public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null) : ISessionChannel
+/// onPush (or nowhere). runsRequestLoop: the owner feeds the session as a connection's request loop does and awaits what
+/// it leaves to finish later (CanFinishLater), as the in-process benchmarks do to take the server's paths.</summary>
+public sealed class DetachedChannel(Action<ReadOnlyMemory<byte>>? onPush = null, bool runsRequestLoop = false) : ISessionChannel
 {
     private volatile bool _closed;
+
+    public bool CanFinishLater => runsRequestLoop;
 
     public IPEndPoint? RemoteEndPoint => null;
     public IPEndPoint? LocalEndPoint => null;
