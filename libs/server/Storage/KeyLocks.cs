@@ -22,6 +22,7 @@
 //    the stripe's version, each ExitAll bumps the all-version, before clearing the word, count or flag. A read that fails
 //    validation is redone under Enter. So a validated read saw no write of its key at all, which lets GET copy a value
 //    without the record's lock (StoreSession.Read, validatedByCaller).
+using System.Buffers.Binary;
 using Garnet.common.Networking;
 
 namespace Garnet.server.Storage;
@@ -51,13 +52,13 @@ public sealed class KeyLocks
         if (n >= 8)
         {
             int i = 0;
-            for (; i + 8 <= n; i += 8) h = (h ^ System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(i))) * K;
-            if (i < n) h = (h ^ System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(n - 8))) * K;
+            for (; i + 8 <= n; i += 8) h = (h ^ BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(i))) * K;
+            if (i < n) h = (h ^ BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(n - 8))) * K;
         }
         else if (n >= 4)
         {
-            ulong w = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(key)
-                | (ulong)System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(n - 4)) << 32;
+            ulong w = BinaryPrimitives.ReadUInt32LittleEndian(key)
+                | (ulong)BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(n - 4)) << 32;
             h = (h ^ w) * K;
         }
         else if (n > 0)

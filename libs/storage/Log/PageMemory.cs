@@ -3,7 +3,8 @@
 // raises its dynamic mmap threshold, after which frames come from per-thread arenas that keep freed memory resident
 // (measured: 1.3 GB resident for a 64 MB budget after a TTL workload). Memory handed out here is page-aligned and zeroed;
 // Free gives it back to the OS at once, and Discard drops the pages of a range that is kept (they read as zero again).
-// The hash index takes its tables and overflow chunks here too. Elsewhere (Windows, macOS, or if mmap is unavailable)
+// The hash index takes its tables and overflow chunks here too (tables of 2 MB or more on transparent huge pages:
+// AllocateRandomAccess). Elsewhere (Windows, macOS, or if mmap is unavailable)
 // it is aligned malloc, and Discard zeroes the range instead.
 using System.Runtime.InteropServices;
 
