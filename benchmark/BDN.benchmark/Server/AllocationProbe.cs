@@ -2,7 +2,6 @@
 // the calling thread per request for the SessionCommandBenchmarks batches (GC.GetAllocatedBytesForCurrentThread,
 // after a warm-up), without BenchmarkDotNet. It is the quick way to see whether a command path allocates; the
 // GC's all-thread figure (which BenchmarkDotNet's Allocated column uses) is printed beside it.
-using System.Text;
 
 namespace BDN.benchmark.Server;
 
@@ -11,10 +10,7 @@ public static class AllocationProbe
     public static void Run()
     {
         using var session = new InProcessSession();
-        var load = new StringBuilder();
-        for (int i = 0; i < RespBatch.Commands * RespBatch.MGetKeys; i++) RespBatch.Append(load, "SET", RespBatch.Key(i), RespBatch.Value(i));
-        for (int i = 0; i < RespBatch.Commands; i++) RespBatch.Append(load, "SET", RespBatch.Counter(i), "1000000000");
-        session.RunForText(Encoding.UTF8.GetBytes(load.ToString()));
+        session.LoadBatchKeys();
 
         const int Batches = 2000;
         Console.WriteLine($"{"command",-8} {"B/request (this thread)",24} {"B/request (all threads)",24}");

@@ -46,6 +46,14 @@ public sealed class InProcessSession : IDisposable
         return replied;
     }
 
+    /// <summary>Loads every key the RespBatch batches read (RespBatch.Load); throws unless each SET answered +OK.</summary>
+    public void LoadBatchKeys()
+    {
+        string loaded = RunForText(RespBatch.Load());
+        if (loaded != string.Concat(Enumerable.Repeat("+OK\r\n", RespBatch.Commands * (RespBatch.MGetKeys + 1))))
+            throw new InvalidOperationException("loading the keys failed: " + loaded[..Math.Min(200, loaded.Length)]);
+    }
+
     /// <summary>Runs batch and returns the replies as text (setup and checks only).</summary>
     public string RunForText(byte[] batch)
     {

@@ -3,7 +3,6 @@
 // second. It exists to attach a sampling profiler (perf record -p, with DOTNET_PerfMapEnabled=1) to the in-process
 // session path without BenchmarkDotNet's child processes; the figures are not a measurement (use the benchmarks).
 using System.Diagnostics;
-using System.Text;
 
 namespace BDN.benchmark.Server;
 
@@ -12,10 +11,7 @@ public static class ProfileLoop
     public static void Run(string command, int seconds)
     {
         using var session = new InProcessSession();
-        var load = new StringBuilder();
-        for (int i = 0; i < RespBatch.Commands * RespBatch.MGetKeys; i++) RespBatch.Append(load, "SET", RespBatch.Key(i), RespBatch.Value(i));
-        for (int i = 0; i < RespBatch.Commands; i++) RespBatch.Append(load, "SET", RespBatch.Counter(i), "1000000000");
-        session.RunForText(Encoding.UTF8.GetBytes(load.ToString()));
+        session.LoadBatchKeys();
         var batch = RespBatch.Build(command);
         var total = Stopwatch.StartNew();
         while (total.Elapsed.TotalSeconds < seconds)

@@ -28,6 +28,16 @@ public static class RespBatch
         foreach (var a in args) sb.Append('$').Append(Encoding.UTF8.GetByteCount(a)).Append("\r\n").Append(a).Append("\r\n");
     }
 
+    /// <summary>SETs of every key and counter the batches read: MGET's keys (which include GET's and SET's) with their
+    /// values, and INCR's counters at 1000000000.</summary>
+    public static byte[] Load()
+    {
+        var sb = new StringBuilder();
+        for (int i = 0; i < Commands * MGetKeys; i++) Append(sb, "SET", Key(i), Value(i));
+        for (int i = 0; i < Commands; i++) Append(sb, "SET", Counter(i), "1000000000");
+        return Encoding.UTF8.GetBytes(sb.ToString());
+    }
+
     /// <summary>Commands requests of one kind: GET, SET, INCR or MGET (of MGetKeys keys), each on its own key(s).</summary>
     public static byte[] Build(string command)
     {
