@@ -24,6 +24,7 @@ public class RespParserTests
         "*2\r\n$3\r\nGET\r\n$1\rXk\r\n",                                           // '\r' then not '\n' (Redis does not check it)
         "*0\r\n",
         "*1\r\n$0\r\n\r\n",
+        "*2\r\n$3\r\nGET\r\n$17000\r\n" + new string('k', 17000) + "\r\n",       // over the unauthenticated bulk limit
     ];
 
     private static (ParseStatus Status, int Consumed, string[] Args, string? Error) Whole(byte[] bytes)

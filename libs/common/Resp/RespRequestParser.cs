@@ -165,7 +165,8 @@ public sealed class RespRequestParser
     /// The common case in one pass with locals only: a whole request of 1 to 9 arguments (no more than _args holds), each
     /// with a length of 1 to 3 digits (no leading zero) within ProtoMaxBulkLen, so no limit can refuse it. False for
     /// anything else (a request split across receives among them), which the general path then parses from its start.
-    /// As there, the two bytes after each argument are skipped, not checked (Redis does the same).
+    /// As there, the two bytes after each argument are skipped, not checked (Redis does the same). The 1-3 digits are read
+    /// inline: TryDigitsToCr (up to 18 digits, then the limits to check) measured 2-3% slower per in-process GET.
     /// </summary>
     private bool TryParseWhole(ReadOnlySpan<byte> input, out int consumed)
     {
