@@ -23,10 +23,11 @@ public class HashIndexTests
     }
 
     [Test]
-    public void WritePrefixedLaysOutThePrefixThenTheKeyAndZerosTheRoomPastIt()
+    public void WritePrefixedLaysOutThePrefixThenTheKeyAndTheStoredHashDerivesFromTheKeys()
     {
-        // Every key length up to 40 (both of Partial's ways: keys shorter than 8 bytes and the end of longer ones), over a
-        // dirty buffer: the result is the prefix big-endian then the key, as a byte-wise copy gives, and the same hash.
+        // Every key length up to 40 (each way of storing and loading the last 0-7 bytes), over a dirty buffer: the result
+        // is the prefix big-endian then the key, as a byte-wise copy gives, nothing is written past it, and the stored
+        // key's hash is Prefixed(HashKey(key), prefix), which is what lets a GET hash the client's key once.
         var rng = new Random(7);
         for (int length = 0; length <= 40; length++)
         {
@@ -39,16 +40,43 @@ public class HashIndexTests
             key.CopyTo(expected, 2);
 
             int room = KeyHash.PrefixedRoom(length);
-            Assert.That(room % 8, Is.Zero);
-            Assert.That(room, Is.GreaterThanOrEqualTo(length + 2).And.LessThan(length + 10));
             var dest = Enumerable.Repeat((byte)0xEE, room + 8).ToArray();
             int written = KeyHash.WritePrefixed(dest, prefix, key);
             Assert.That(written, Is.EqualTo(length + 2));
+            Assert.That(room, Is.EqualTo(written));
             Assert.That(dest.AsSpan(0, written).ToArray(), Is.EqualTo(expected), $"key of {length} bytes");
-            Assert.That(dest.AsSpan(written, room - written).ToArray(), Is.All.Zero, "the room past the key is zeroed");
-            Assert.That(dest.AsSpan(room).ToArray(), Is.All.EqualTo((byte)0xEE), "nothing is written past the room");
+            Assert.That(dest.AsSpan(written).ToArray(), Is.All.EqualTo((byte)0xEE), "nothing is written past the key");
             Assert.That(KeyHash.Hash(dest.AsSpan(0, written)), Is.EqualTo(KeyHash.Hash(expected)));
+            Assert.That(KeyHash.Hash(expected), Is.EqualTo(KeyHash.Prefixed(KeyHash.HashKey(key), prefix)));
         }
+    }
+
+    [Test]
+    public void KeyHashSeesEveryByteOfTheKeyAndTheDatabasePrefix()
+    {
+        // A change of any one byte of a key of any length up to 40, or of its length, or of the prefix, changes the hash
+        // (each of the loads of the last 0-7 bytes covers its bytes).
+        var rng = new Random(11);
+        for (int length = 0; length <= 40; length++)
+        {
+            var key = new byte[length];
+            rng.NextBytes(key);
+            ulong h = KeyHash.HashKey(key);
+            for (int i = 0; i < length; i++)
+            {
+                var changed = (byte[])key.Clone();
+                changed[i] ^= 0x01;
+                Assert.That(KeyHash.HashKey(changed), Is.Not.EqualTo(h), $"byte {i} of {length}");
+            }
+            Assert.That(KeyHash.HashKey(key.Concat(new byte[] { 0 }).ToArray()), Is.Not.EqualTo(h), $"a zero byte after {length}");
+            Assert.That(KeyHash.Prefixed(h, 0), Is.Not.EqualTo(KeyHash.Prefixed(h, 1)), "the database prefix");
+        }
+        // Keys that differ only in their database spread over buckets independently.
+        var counts = new int[1024];
+        for (uint db = 0; db < 200; db++)
+            for (int i = 0; i < 1000; i++) counts[KeyHash.Prefixed(KeyHash.HashKey(Encoding.ASCII.GetBytes("key:" + i)), db) & 1023]++;
+        Assert.That(counts.Max(), Is.LessThan(2 * 200_000 / 1024));
+        Assert.That(counts.Min(), Is.GreaterThan(200_000 / 1024 / 2));
     }
 
     [Test]

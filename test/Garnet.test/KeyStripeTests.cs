@@ -9,7 +9,7 @@ public class KeyStripeTests
     [Test]
     public void SequentialKeysOfEveryLengthSpreadOverTheStripes()
     {
-        // Keys that differ in one position only, at every length up to 40 (each of StripeOf's ways of reading a key):
+        // Keys that differ in one position only, at every length up to 40 (each of KeyHash.HashKey's ways of loading a key, which StripeOf uses):
         // 256 keys per position land on at least 200 distinct stripes of 4096.
         for (int length = 1; length <= 40; length++)
         {

@@ -1,6 +1,9 @@
 // The plain-read path (RespServerSession.TryRunPlainRead): a GET of a session in its plain state runs with fewer checks and
 // under an epoch the batch holds. These tests pin what it must keep of the general path: replies and their order when the
-// session's state changes inside one batch, INFO's counts, and that every batch gives the epoch back.
+// session's state changes inside one batch, INFO's counts, and that every batch gives the epoch back; and, since it writes
+// GET's reply itself (RunPlainGet), the same bytes, database, expiry and access-time touch as GET's handler.
+using System.Net.Sockets;
+using System.Text;
 using Garnet.client;
 
 namespace Garnet.test;
@@ -141,5 +144,133 @@ public class PlainReadPathTests : ServerFixture
         }
         writes.Wait();
         Assert.That(seen, Is.GreaterThan(0));
+    }
+    /// <summary>Sends commands in one write on a raw socket and reads exactly expected.Length bytes back.</summary>
+    private byte[] RawBatch(Socket socket, IEnumerable<object[]> commands, int expectedLength)
+    {
+        var bytes = new List<byte>();
+        foreach (var cmd in commands) bytes.AddRange(RespClient.Encode(cmd));
+        socket.Send(bytes.ToArray());
+        var reply = new byte[expectedLength];
+        for (int got = 0; got < expectedLength;)
+        {
+            int n = socket.Receive(reply, got, expectedLength - got, SocketFlags.None);
+            if (n == 0) throw new IOException("closed");
+            got += n;
+        }
+        return reply;
+    }
+
+    private Socket Connect()
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveTimeout = 10_000 };
+        socket.Connect("127.0.0.1", _server.Port);
+        return socket;
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void PlainGetsWriteTheBytesGetsHandlerWrites([Values(2, 3)] int protocol)
+    {
+        // Every length where the length's digits change, a reply larger than a fresh reply buffer (the plain path declines
+        // it and GET's handler answers), a missing key (RESP2 and RESP3 nulls) and a list (WRONGTYPE), in one batch after
+        // a PING (so the GETs after it run on the plain path), twice: the second batch finds the reply buffer grown.
+        using var setup = new RespClient("127.0.0.1", _server.Port);
+        int[] lengths = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 100_000, 300_000];
+        var expected = new List<byte>(Encoding.ASCII.GetBytes("+PONG\r\n"));
+        var gets = new List<object[]> { new object[] { "PING" } };
+        foreach (int length in lengths)
+        {
+            string value = new string((char)('a' + length % 26), length);
+            Assert.That(setup.Execute("SET", $"pb:{protocol}:{length}", value).Text, Is.EqualTo("OK"));
+            gets.Add(["GET", $"pb:{protocol}:{length}"]);
+            expected.AddRange(Encoding.ASCII.GetBytes($"${length}\r\n{value}\r\n"));
+        }
+        setup.Execute("RPUSH", $"pb:{protocol}:list", "x");
+        gets.Add(["GET", $"pb:{protocol}:missing"]);
+        expected.AddRange(Encoding.ASCII.GetBytes(protocol == 3 ? "_\r\n" : "$-1\r\n"));
+        gets.Add(["GET", $"pb:{protocol}:list"]);
+        expected.AddRange(Encoding.ASCII.GetBytes("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"));
+        gets.Add(["GET", $"pb:{protocol}:0"]);
+        expected.AddRange(Encoding.ASCII.GetBytes("$0\r\n\r\n"));
+
+        using var socket = Connect();
+        if (protocol == 3)
+        {
+            // HELLO's map is not what this test checks: read up to the PONG sent after it.
+            socket.Send(RespClient.Encode("HELLO", "3").Concat(RespClient.Encode("PING")).ToArray());
+            var seen = new List<byte>();
+            var chunk = new byte[4096];
+            while (!Encoding.ASCII.GetString(seen.ToArray()).EndsWith("+PONG\r\n"))
+            {
+                int n = socket.Receive(chunk);
+                if (n == 0) throw new IOException("closed");
+                seen.AddRange(chunk.AsSpan(0, n).ToArray());
+            }
+        }
+        for (int round = 0; round < 2; round++)
+        {
+            var reply = RawBatch(socket, gets, expected.Count);
+            Assert.That(Encoding.ASCII.GetString(reply), Is.EqualTo(Encoding.ASCII.GetString(expected.ToArray())), "round " + round);
+        }
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void PlainGetsReadTheSelectedDatabaseAndFollowSwapdb()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        using var other = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SELECT", "0");
+        c.Execute("SET", "ps:k", "zero");
+        c.Execute("SELECT", "5");
+        c.Execute("SET", "ps:k", "five");
+        SendBatch(c, Enumerable.Range(0, 50).Select(_ => new object[] { "GET", "ps:k" }));
+        for (int i = 0; i < 50; i++) Assert.That(c.Read().Text, Is.EqualTo("five"));
+        Assert.That(other.Execute("SWAPDB", "0", "5").Text, Is.EqualTo("OK"));
+        SendBatch(c, Enumerable.Range(0, 50).Select(_ => new object[] { "GET", "ps:k" }));
+        for (int i = 0; i < 50; i++) Assert.That(c.Read().Text, Is.EqualTo("zero"), "after SWAPDB, reply " + i);
+        Assert.That(other.Execute("SWAPDB", "0", "5").Text, Is.EqualTo("OK"));
+        // SELECT and then GETs at once: they read the database just selected.
+        SendBatch(c, [["SELECT", "0"], ["GET", "ps:k"], ["GET", "ps:k"], ["SELECT", "5"], ["GET", "ps:k"], ["GET", "ps:k"], ["SELECT", "0"]]);
+        Assert.That(Enumerable.Range(0, 7).Select(_ => c.Read().Text), Is.EqualTo(new[] { "OK", "zero", "zero", "OK", "five", "five", "OK" }));
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void PlainGetOfAnExpiredKeyDeletesItAsGetDoes()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SET", "px:k", "v", "EX", "100");
+        c.Execute("SET", "px:other", "w");
+        long expired = Field(c.Execute("INFO", "stats").Text!, "expired_keys");
+        var clock = _server.Server.Server.Store.Clock;
+        clock.Set(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() + 200_000);
+        try
+        {
+            SendBatch(c, [["GET", "px:other"], ["GET", "px:k"], ["GET", "px:k"], ["GET", "px:other"]]);
+            Assert.That(c.Read().Text, Is.EqualTo("w"));
+            Assert.That(c.Read().IsNull, Is.True);
+            Assert.That(c.Read().IsNull, Is.True);
+            Assert.That(c.Read().Text, Is.EqualTo("w"));
+            Assert.That(Field(c.Execute("INFO", "stats").Text!, "expired_keys") - expired, Is.EqualTo(1), "deleted once, as expired");
+        }
+        finally { clock.Release(); }
+        Assert.That(c.Execute("EXISTS", "px:k").Integer, Is.Zero, "gone also with the clock back");
+    }
+
+    [Test, CancelAfter(30_000)]
+    public void PlainGetsTouchTheKeyUnlessNoTouch()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port);
+        c.Execute("SET", "pt:k", "v");
+        var payload = c.Execute("DUMP", "pt:k").Bytes!;
+        c.Execute("DEL", "pt:k");
+        Assert.That(c.Execute("RESTORE", "pt:k", "0", payload, "IDLETIME", "1000").Text, Is.EqualTo("OK"));
+        Assert.That(c.Execute("CLIENT", "NO-TOUCH", "ON").Text, Is.EqualTo("OK"));
+        SendBatch(c, Enumerable.Range(0, 20).Select(_ => new object[] { "GET", "pt:k" }));
+        for (int i = 0; i < 20; i++) Assert.That(c.Read().Text, Is.EqualTo("v"));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "pt:k").Integer, Is.InRange(1000, 1002), "NO-TOUCH: GETs leave it idle");
+        Assert.That(c.Execute("CLIENT", "NO-TOUCH", "OFF").Text, Is.EqualTo("OK"));
+        SendBatch(c, Enumerable.Range(0, 20).Select(_ => new object[] { "GET", "pt:k" }));
+        for (int i = 0; i < 20; i++) Assert.That(c.Read().Text, Is.EqualTo("v"));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "pt:k").Integer, Is.InRange(0, 1), "a GET touches it");
     }
 }

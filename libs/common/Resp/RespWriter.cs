@@ -208,6 +208,33 @@ public sealed class RespWriter : IDisposable
     }
 
     /// <summary>Null bulk string: _ in RESP3, $-1 in RESP2.</summary>
+    /// <summary>Writes value as a bulk string only when it fits the buffer as it is (no growth, so no Limit check is due):
+    /// false, and nothing written, otherwise. For the plain-read path; WriteBulkString writes the same bytes.</summary>
+    public bool TryWriteBulkStringInPlace(ReadOnlySpan<byte> value)
+    {
+        int n = value.Length;
+        if (n > 99_999 || _buffer.Length - _length < n + 10) return false; // '$', up to 5 digits, CRLF, the bytes, CRLF
+        var s = _buffer.AsSpan(_length);
+        int digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : 5;
+        s[0] = (byte)'$';
+        for (int i = digits, v = n; i > 0; i--, v /= 10) s[i] = (byte)('0' + v % 10);
+        s[digits + 1] = (byte)'\r';
+        s[digits + 2] = (byte)'\n';
+        value.CopyTo(s.Slice(digits + 3));
+        s[digits + 3 + n] = (byte)'\r';
+        s[digits + 4 + n] = (byte)'\n';
+        _length += digits + 5 + n;
+        return true;
+    }
+
+    /// <summary>WriteNull only when it fits the buffer as it is: false, and nothing written, otherwise.</summary>
+    public bool TryWriteNullInPlace()
+    {
+        if (_buffer.Length - _length < 5) return false;
+        WriteNull();
+        return true;
+    }
+
     public void WriteNull() => WriteRaw(Protocol >= 3 ? "_\r\n"u8 : "$-1\r\n"u8);
 
     /// <summary>Null array: _ in RESP3, *-1 in RESP2.</summary>

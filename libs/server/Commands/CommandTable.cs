@@ -54,10 +54,11 @@ public sealed class CommandTable
         if (d.Flags.HasFlag(Admin)) acl |= A.Admin | A.Dangerous;
         if (d.Flags.HasFlag(CommandFlags.PubSub)) acl |= A.PubSub;
         if (d.Flags.HasFlag(CommandFlags.Blocking)) acl |= A.Blocking;
-        // The plain-read path runs such a row holding the store's epoch: only a fast read of one key that never waits.
+        // The plain-read path runs such a row holding the store's epoch (only a fast read of one key that never waits), and
+        // writes GET's reply itself (RespServerSession.RunPlainGet).
         if (d.PlainRead && (!d.Flags.HasFlag(Fast) || !d.Flags.HasFlag(ReadOnly) || d.Flags.HasFlag(Write) || !d.DefersDiskReads
-            || d.Keys.First != 1 || d.Keys.Last != 1 || d.KeysAfterKeyword is not null || d.LocksKeysExclusively))
-            throw new InvalidOperationException($"command '{d.Name}': PlainRead needs a fast read of one key that defers its disk reads");
+            || d.Keys.First != 1 || d.Keys.Last != 1 || d.KeysAfterKeyword is not null || d.LocksKeysExclusively || d.Name != "get"))
+            throw new InvalidOperationException($"command '{d.Name}': PlainRead is GET's: a fast read of one key that defers its disk reads");
         var subs = d.Subcommands;
         var done = new CommandDefinition
         {

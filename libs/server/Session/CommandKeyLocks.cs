@@ -33,7 +33,12 @@ internal sealed class CommandKeyLocks
         if ((cmd.Flags & CommandFlags.Write) != 0 || cmd.LocksKeysExclusively) return false;
         var keys = cmd.KeysOf(s);
         if (keys.First != keys.LastIndex(s.Argc)) return false;
-        int stripe = KeyLocks.StripeOf(s.Arg(keys.First));
+        return TryReadOptimistically(KeyLocks.StripeOf(s.Arg(keys.First)));
+    }
+
+    /// <summary>The same for a read of one key already known to be such a read, whose stripe the caller has.</summary>
+    public bool TryReadOptimistically(int stripe)
+    {
         if (!_locks.TryBeginOptimisticRead(stripe, out _optimisticToken)) return false;
         _optimisticStripe = stripe;
         return true;

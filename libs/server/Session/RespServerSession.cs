@@ -494,16 +494,56 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         var server = Server;
         if (server.Pause.Mode != Clients.ClientPause.None || server.Scripts.Running is not null || server.Monitors.Count > 0
             || (!_authenticated && Settings.PasswordRequired) || NotifyOn(PubSub.NotifyClass.KeyMiss)
-            || _storage is not { HasDiskData: false }
-            || !(_keyLocks ??= new CommandKeyLocks(server.Store.Locks)).TryReadOptimistically(cmd, this))
+            || _storage is not { HasDiskData: false })
+            return false;
+        // GET's key, hashed once for its stripe and its index lookup (KeyHash: the stored key's hash derives from it).
+        ulong keyHash = Garnet.storage.Util.KeyHash.HashKey(Arg(1));
+        if (!(_keyLocks ??= new CommandKeyLocks(server.Store.Locks)).TryReadOptimistically(Garnet.server.Storage.KeyLocks.StripeOfHash(keyHash)))
             return false;
         _storage.HoldEpoch(); // once per run: a no-op while held
-        LastCommand = cmd.FullName;
+        if (!ReferenceEquals(LastCommand, cmd.FullName)) LastCommand = cmd.FullName;
         _optimisticRead = true;
-        try { RunHandler(cmd); }
+        try { RunPlainGet(cmd, keyHash); }
         finally { _optimisticRead = false; }
         _readAhead?.Executed();
         return true;
+    }
+
+    /// <summary>
+    /// GET on the plain-read path (the table flags only GET PlainRead): its reply is written straight from the record in
+    /// memory (StorageSession.TryGetInMemory), with what RunHandler counts for it (the call and its time, a keyspace hit
+    /// or miss); whatever that read declines runs through RunHandler and GET's handler, unchanged. The optimistic read
+    /// is validated after the reply is written, as in RunHandler: if a writer of the key overlapped it, the reply is
+    /// dropped and GET runs again holding its stripe.
+    /// </summary>
+    private void RunPlainGet(CommandDefinition cmd, ulong keyHash)
+    {
+        var server = Server;
+        bool mayGroup = Metrics.CommandTimer.MayGroup(server, cmd);
+        long started = _timer.Start(server, mayGroup);
+        int mark = Writer.Length;
+        var found = _storage!.TryGetInMemory(Arg(1), keyHash, Database, Writer);
+        if (found == Garnet.storage.Store.InMemoryRead.NotFound && !Writer.TryWriteNullInPlace()) found = Garnet.storage.Store.InMemoryRead.Declined;
+        if (found == Garnet.storage.Store.InMemoryRead.Declined)
+        {
+            RunHandler(cmd);
+            return;
+        }
+        _optimisticRead = false;
+        if (!_keyLocks!.EndOptimisticRead())
+        {
+            Writer.Truncate(mark);
+            LeaveBatchEpoch(); // the stripe may make it wait
+            _keyLocks.Acquire(cmd, this, orderWrites: false);
+            try { RunHandler(cmd); }
+            finally { _keyLocks.Release(); }
+            return;
+        }
+        _commands++;
+        if (found == Garnet.storage.Store.InMemoryRead.Found) _keyspaceHits++;
+        else _keyspaceMisses++;
+        long ticks = _timer.Ended(server, cmd, started, failed: false, mayGroup, small: true);
+        if (ticks >= 0) Metrics.CommandObserver.Ran(this, cmd, ticks, failed: false);
     }
 
     /// <summary>Gives up the epoch the batch's plain reads held (before anything that may wait).</summary>

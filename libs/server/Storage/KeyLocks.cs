@@ -22,7 +22,6 @@
 //    the stripe's version, each ExitAll bumps the all-version, before clearing the word, count or flag. A read that fails
 //    validation is redone under Enter. So a validated read saw no write of its key at all, which lets GET copy a value
 //    without the record's lock (StoreSession.Read, validatedByCaller).
-using System.Buffers.Binary;
 using Garnet.common.Networking;
 
 namespace Garnet.server.Storage;
@@ -31,7 +30,8 @@ public enum KeyLockMode { Read, Write, MultiRead, Exclusive }
 
 public sealed class KeyLocks
 {
-    public const int StripeCount = 4096; // a power of two
+    private const int StripeBits = 12;
+    public const int StripeCount = 1 << StripeBits;
 
     // One word per stripe: three 16-bit holder counts (Read, Write, MultiRead) and the Pending and Writer bits.
     private const long ReadUnit = 1, WriteUnit = 1L << 16, MultiReadUnit = 1L << 32;
@@ -42,35 +42,11 @@ public sealed class KeyLocks
     private int _allVersion;                                  // bumped by each ExitAll
 
     /// <summary>The stripe of a key name (the client's key, without the database prefix).</summary>
-    public static int StripeOf(ReadOnlySpan<byte> key)
-    {
-        // Multiply-xor over 8 bytes at a time, the last (partial) word read as the key's last 8 bytes (or, under 8, as two
-        // overlapping halves), mixed at the end: a few instructions for short keys, spreads long ones.
-        const ulong K = 0x9E3779B97F4A7C15UL;
-        ulong h = (ulong)key.Length * K;
-        int n = key.Length;
-        if (n >= 8)
-        {
-            int i = 0;
-            for (; i + 8 <= n; i += 8) h = (h ^ BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(i))) * K;
-            if (i < n) h = (h ^ BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(n - 8))) * K;
-        }
-        else if (n >= 4)
-        {
-            ulong w = BinaryPrimitives.ReadUInt32LittleEndian(key)
-                | (ulong)BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(n - 4)) << 32;
-            h = (h ^ w) * K;
-        }
-        else if (n > 0)
-        {
-            ulong w = key[0] | (ulong)key[n >> 1] << 8 | (ulong)key[n - 1] << 16;
-            h = (h ^ w) * K;
-        }
-        h ^= h >> 29;
-        h *= 0xBF58476D1CE4E5B9UL;
-        h ^= h >> 32;
-        return (int)h & (StripeCount - 1);
-    }
+    public static int StripeOf(ReadOnlySpan<byte> key) => StripeOfHash(Garnet.storage.Util.KeyHash.HashKey(key));
+
+    /// <summary>The stripe of a key name whose KeyHash.HashKey is keyHash (its top bits; the index uses the hash of the
+    /// stored key, KeyHash.Prefixed, so a caller that hashed the key once has both).</summary>
+    public static int StripeOfHash(ulong keyHash) => (int)(keyHash >> (64 - StripeBits));
 
     [ThreadStatic] private static KeyLocks? t_holder;   // the KeyLocks this thread holds stripes of (Hold)
     [ThreadStatic] private static ulong[]? t_heldBits;  // which ones (null: every stripe)

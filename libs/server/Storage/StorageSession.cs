@@ -101,6 +101,19 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
+    /// <summary>GET's reply for key (whose KeyHash.HashKey is keyHash) in database db written to writer straight from memory
+    /// (StoreSession.ReadInMemory with GetReplyReader), for the session's plain-read path: Found (the bulk string
+    /// written), NotFound or Declined (nothing written; Declined: use Read). The caller holds the epoch (HoldEpoch) and
+    /// validates the key's stripe afterwards.</summary>
+    public InMemoryRead TryGetInMemory(ReadOnlySpan<byte> key, ulong keyHash, int db, RespWriter writer)
+    {
+        BeginCommand();
+        Database = db;
+        int id = _resolvedId = _host.PhysicalId(db); // looked up per command, as StoredKey does (SWAPDB)
+        var reader = new GetReplyReader(writer, touch: !NoTouch);
+        return _session.ReadInMemory((ushort)id, key, keyHash, ref reader);
+    }
+
     /// <summary>Holds the store's epoch on this thread for a run of string Reads (StoreSession.HoldEpoch); nothing may wait
     /// until LeaveHeldEpoch.</summary>
     public void HoldEpoch() => _session.HoldEpoch();

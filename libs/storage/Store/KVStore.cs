@@ -319,7 +319,13 @@ public sealed unsafe class KVStore : IDisposable
     /// OnDisk: the chain continues below HeadAddress at the returned address.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal Search FindInMemory(ReadOnlySpan<byte> key, long address, long stopAddress, out long found, out byte* record)
+    internal Search FindInMemory(ReadOnlySpan<byte> key, long address, long stopAddress, out long found, out byte* record) =>
+        FindInMemory(-1, key, address, stopAddress, out found, out record);
+
+    /// <summary>FindInMemory for the stored key made of prefix (2 bytes, big-endian) and key; with prefix -1, for key
+    /// itself.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Search FindInMemory(int prefix, ReadOnlySpan<byte> key, long address, long stopAddress, out long found, out byte* record)
     {
         long head = Log.HeadAddress, begin = Log.BeginAddress;
         while (address >= begin && address > stopAddress)
@@ -332,7 +338,7 @@ public sealed unsafe class KVStore : IDisposable
             }
             byte* r = Log.GetPhysical(address);
             ulong info = Volatile.Read(ref RecordLayout.Info(r));
-            if ((info & RecordInfo.Invalid) == 0 && RecordLayout.Key(r).SequenceEqual(key))
+            if ((info & RecordInfo.Invalid) == 0 && (prefix < 0 ? RecordLayout.Key(r).SequenceEqual(key) : IsPrefixedKey(RecordLayout.Key(r), prefix, key)))
             {
                 found = address;
                 record = r;
@@ -344,6 +350,10 @@ public sealed unsafe class KVStore : IDisposable
         record = null;
         return Search.NotFound;
     }
+
+    private static bool IsPrefixedKey(ReadOnlySpan<byte> stored, int prefix, ReadOnlySpan<byte> key) =>
+        stored.Length == key.Length + 2 && System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(stored) == prefix
+        && stored.Slice(2).SequenceEqual(key);
 
     /// <summary>For index growth: the key hash and previous address of an in-memory record (false when on disk).</summary>
     private bool TraceRecord(long address, out ulong keyHash, out long previousAddress, out bool invalid)

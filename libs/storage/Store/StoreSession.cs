@@ -177,6 +177,33 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     }
 
     /// <summary>
+    /// Reads key's newest record from memory with reader (InMemoryRead.cs), for a caller that holds the epoch and
+    /// validates afterwards as Read's validatedByCaller. Declined, and nothing done, when Read would do more than read the
+    /// bytes: the key's chain reaches the disk, its record expired (Read reports it for deletion), is being replaced
+    /// (sealed) or is an object record, or lies in the oldest quarter of memory where Read copies it to the tail; or when
+    /// reader declines.
+    /// </summary>
+    /// <remarks>The stored key is prefix (2 bytes, big-endian) and key, and keyHash is KeyHash.HashKey(key): the caller
+    /// hashed the client's key once, for its lock stripe too, and no stored key is built.</remarks>
+    public InMemoryRead ReadInMemory<TReader>(ushort prefix, ReadOnlySpan<byte> key, ulong keyHash, ref TReader reader)
+        where TReader : struct, IRecordReader
+    {
+        if (!_holdsEpoch) throw new InvalidOperationException("ReadInMemory needs HoldEpoch");
+        if (!_index.TryFind(Util.KeyHash.Prefixed(keyHash, prefix), out _, out long entry)) return InMemoryRead.NotFound;
+        var search = _store.FindInMemory(prefix, key, entry, 0, out long address, out byte* rec);
+        if (search == KVStore.Search.NotFound) return InMemoryRead.NotFound;
+        if (search == KVStore.Search.OnDisk) return InMemoryRead.Declined;
+        ulong info = Volatile.Read(ref RecordLayout.Info(rec));
+        if ((info & RecordInfo.Tombstone) != 0) return InMemoryRead.NotFound;
+        if ((info & (RecordInfo.Sealed | RecordInfo.Invalid)) != 0 || RecordLayout.IsObject(rec) || _store.IsExpired(rec)
+            || (address < _log.SafeReadOnlyAddress && _store.Settings.CopyReadsFromDiskToTail
+                && ReadAdmission.NearHead(address, _log.HeadAddress, _log.TailAddress)))
+            return InMemoryRead.Declined;
+        var rr = new RecordRef(rec, false);
+        return reader.TryRead(ref rr) ? InMemoryRead.Found : InMemoryRead.Declined;
+    }
+
+    /// <summary>
     /// Brings key's newest record into memory without running any callback: Found or NotFound when nothing needs the disk
     /// (in memory, or no record), Pending when its read was issued; completing it (CompletePending/CompletePendingAsync)
     /// copies the record to the tail (second chance), so a command run afterwards finds it in memory. A hint: the

@@ -1,8 +1,13 @@
-// KeyHash: a seeded 64-bit hash of key bytes. The seed is random per process, so keys chosen by an attacker
-// cannot be made to pile into one bucket. Mixing is a 64x64->128 multiply-fold (wyhash-style), 8 bytes a step.
-// WritePrefixed builds a key that is hashed right away (a 2-byte prefix and the client's key) with one 8-byte store per
-// 8 bytes the hash then loads: a load that spans two stores still in flight is not forwarded and waits for them to reach
-// the cache (a byte-wise prefix and a copy cost a GET about 4 ns, its largest single cost in a profile).
+// KeyHash: a seeded 64-bit hash of key bytes. The seed is random per process (the index is rebuilt at recovery, never
+// stored), so keys chosen by an attacker cannot be made to pile into one bucket. Mixing is a 64x64->128 multiply-fold
+// (wyhash-style), 8 bytes a step.
+// Invariants:
+//  - A stored key is a 2-byte big-endian prefix (the database's id) and the client's key; its hash is
+//    Prefixed(HashKey(client key), prefix), so a caller that holds the client's key hashes it once for both the index
+//    and the key's lock stripe (KeyLocks.StripeOfHash), and never needs the stored key's bytes for it.
+//  - HashKey loads the key in 8-byte words from its start and its last 0-7 bytes in chunks of 4, 2 and 1 at rising
+//    offsets; WritePrefixed stores a key in exactly those pieces, so each load of a key just written is forwarded from
+//    one store (a load that spans several stores still in flight waits for them to reach the cache: about 4 ns a GET).
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.Intrinsics.X86;
@@ -14,6 +19,7 @@ public static class KeyHash
 {
     private static readonly ulong s_seed = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8)) | 1;
     private const ulong P0 = 0xa0761d6478bd642f, P1 = 0xe7037ed1a0b428db, P2 = 0x8ebc6af09c88c6e3;
+    private const uint NoPrefix = 0x10000; // stands for the prefix of a stored key shorter than 2 bytes (tests use such keys)
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong Mix(ulong a, ulong b)
@@ -24,59 +30,51 @@ public static class KeyHash
         return hi ^ lo;
     }
 
-    /// <summary>The room WritePrefixed needs for a key of keyLength bytes: its prefixed length rounded up to 8.</summary>
-    public static int PrefixedRoom(int keyLength) => (keyLength + 2 + 7) & ~7;
+    /// <summary>The room WritePrefixed needs for a key of keyLength bytes.</summary>
+    public static int PrefixedRoom(int keyLength) => keyLength + 2;
 
-    /// <summary>Writes the 2-byte big-endian prefix and then key into dest (at least PrefixedRoom bytes; bytes past the
-    /// prefixed length are overwritten with zeros) in 8-byte little-endian words at the offsets Hash reads. Returns the
-    /// prefixed length.</summary>
+    /// <summary>Writes the 2-byte big-endian prefix and then key into dest (at least PrefixedRoom bytes), in the pieces
+    /// HashKey loads (see the header). Returns the prefixed length.</summary>
     public static int WritePrefixed(Span<byte> dest, ushort prefix, ReadOnlySpan<byte> key)
     {
-        int length = key.Length + 2;
-        dest = dest.Slice(0, PrefixedRoom(key.Length));
-        ulong first = (uint)(prefix >> 8) | (ulong)(byte)prefix << 8;
-        first |= Partial(key, 0, Math.Min(6, key.Length)) << 16;
-        BinaryPrimitives.WriteUInt64LittleEndian(dest, first);
-        for (int at = 8; at < length; at += 8)
-        {
-            int from = at - 2, count = Math.Min(8, key.Length - from);
-            ulong word = count == 8 ? BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(from)) : Partial(key, from, count);
-            BinaryPrimitives.WriteUInt64LittleEndian(dest.Slice(at), word);
-        }
-        return length;
+        BinaryPrimitives.WriteUInt16BigEndian(dest, prefix);
+        var d = dest.Slice(2, key.Length);
+        int at = 0;
+        for (; at + 8 <= key.Length; at += 8) BinaryPrimitives.WriteUInt64LittleEndian(d.Slice(at), BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(at)));
+        int rest = key.Length - at;
+        if ((rest & 4) != 0) { BinaryPrimitives.WriteUInt32LittleEndian(d.Slice(at), BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(at))); at += 4; }
+        if ((rest & 2) != 0) { BinaryPrimitives.WriteUInt16LittleEndian(d.Slice(at), BinaryPrimitives.ReadUInt16LittleEndian(key.Slice(at))); at += 2; }
+        if ((rest & 1) != 0) d[at] = key[at];
+        return key.Length + 2;
     }
 
-    /// <summary>count (0..8) bytes of key from start (start + count within the key) as a little-endian word, zero above
-    /// them.</summary>
-    private static ulong Partial(ReadOnlySpan<byte> key, int start, int count)
-    {
-        if (count == 0) return 0;
-        ulong mask = count == 8 ? ulong.MaxValue : (1UL << (8 * count)) - 1;
-        if (start + 8 <= key.Length) return BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(start)) & mask;
-        if (key.Length >= 8)
-        {
-            // Near the end: the key's last 8 bytes hold them at their top, one load and a shift.
-            ulong last = BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(key.Length - 8));
-            return (last >> (8 * (start - (key.Length - 8)))) & mask;
-        }
-        ulong w = 0;
-        for (int i = 0; i < count; i++) w |= (ulong)key[start + i] << (8 * i);
-        return w;
-    }
+    /// <summary>The hash of a stored key (prefix and client key): Prefixed(HashKey(client key), prefix).</summary>
+    public static ulong Hash(ReadOnlySpan<byte> stored) => Hash(stored, s_seed);
 
-    public static ulong Hash(ReadOnlySpan<byte> key) => Hash(key, s_seed);
+    public static ulong Hash(ReadOnlySpan<byte> stored, ulong seed) => stored.Length >= 2
+        ? Prefixed(HashKey(stored.Slice(2), seed), BinaryPrimitives.ReadUInt16BigEndian(stored))
+        : Prefixed(HashKey(stored, seed), NoPrefix);
 
-    public static ulong Hash(ReadOnlySpan<byte> key, ulong seed)
+    /// <summary>The hash of a stored key made of prefix and a client key whose HashKey is keyHash.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong Prefixed(ulong keyHash, uint prefix) => Mix(keyHash ^ ((prefix + 1UL) * P0), P2);
+
+    /// <summary>The hash of a client's key (no prefix).</summary>
+    public static ulong HashKey(ReadOnlySpan<byte> key) => HashKey(key, s_seed);
+
+    public static ulong HashKey(ReadOnlySpan<byte> key, ulong seed)
     {
-        ulong h = seed ^ P0 ^ (ulong)key.Length * P1;
-        while (key.Length >= 8)
-        {
-            h = Mix(h ^ BinaryPrimitives.ReadUInt64LittleEndian(key), P1 ^ (ulong)key.Length);
-            key = key.Slice(8);
-        }
+        int n = key.Length;
+        ulong h = seed ^ P0 ^ (ulong)n * P1;
+        int at = 0;
+        for (; at + 8 <= n; at += 8) h = Mix(h ^ BinaryPrimitives.ReadUInt64LittleEndian(key.Slice(at)), P1 ^ (ulong)n);
+        // The last 0-7 bytes, little-endian, as chunks of 4, 2 and 1 at rising offsets (the pieces WritePrefixed stores).
+        int rest = n - at, shift = 0;
         ulong tail = 0;
-        for (int i = 0; i < key.Length; i++) tail |= (ulong)key[i] << (8 * i);
-        h = Mix(h ^ tail ^ P2, P0 ^ ((ulong)key.Length << 56));
+        if ((rest & 4) != 0) { tail = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(at)); at += 4; shift = 32; }
+        if ((rest & 2) != 0) { tail |= (ulong)BinaryPrimitives.ReadUInt16LittleEndian(key.Slice(at)) << shift; at += 2; shift += 16; }
+        if ((rest & 1) != 0) tail |= (ulong)key[at] << shift;
+        h = Mix(h ^ tail ^ P2, P0 ^ ((ulong)rest << 56));
         return Mix(h, P2) ^ (h >> 29);
     }
 }
