@@ -8,6 +8,7 @@
 //  - Protocol decides how aggregate and null types are encoded (RESP2 fallbacks for RESP3 types).
 //  - With a Limit, the buffer never grows past it: the write that would throws ReplyLimitException (the session then
 //    drops the client, as Redis's client-output-buffer-limit), so a huge reply takes at most the limit.
+using System.Buffers.Binary;
 using System.Buffers.Text;
 using System.Text;
 using Garnet.common.Util;
@@ -212,20 +213,32 @@ public sealed class RespWriter : IDisposable
     /// false, and nothing written, otherwise. For the plain-read path; WriteBulkString writes the same bytes.</summary>
     public bool TryWriteBulkStringInPlace(ReadOnlySpan<byte> value)
     {
-        int n = value.Length;
-        if (n > 99_999 || _buffer.Length - _length < n + 10) return false; // '$', up to 5 digits, CRLF, the bytes, CRLF
-        var s = _buffer.AsSpan(_length);
-        int digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : 5;
+        int n = value.Length, at = _length;
+        if (n > 99_999 || _buffer.Length - at < n + 10) return false; // '$', up to 5 digits, CRLF, the bytes, CRLF
+        var s = _buffer.AsSpan(at, n + 10);
         s[0] = (byte)'$';
-        for (int i = digits, v = n; i > 0; i--, v /= 10) s[i] = (byte)('0' + v % 10);
-        s[digits + 1] = (byte)'\r';
-        s[digits + 2] = (byte)'\n';
+        int digits;
+        if (n < 10) { s[1] = (byte)('0' + n); digits = 1; }
+        else if (n < 100)
+        {
+            int tens = (n * 205) >> 11; // n / 10 for n < 1029
+            s[1] = (byte)('0' + tens);
+            s[2] = (byte)('0' + n - 10 * tens);
+            digits = 2;
+        }
+        else
+        {
+            digits = n < 1000 ? 3 : n < 10_000 ? 4 : 5;
+            for (int i = digits, v = n; i > 0; i--, v /= 10) s[i] = (byte)('0' + v % 10);
+        }
+        BinaryPrimitives.WriteUInt16LittleEndian(s.Slice(digits + 1), Crlf);
         value.CopyTo(s.Slice(digits + 3));
-        s[digits + 3 + n] = (byte)'\r';
-        s[digits + 4 + n] = (byte)'\n';
-        _length += digits + 5 + n;
+        BinaryPrimitives.WriteUInt16LittleEndian(s.Slice(digits + 3 + n), Crlf);
+        _length = at + digits + 5 + n;
         return true;
     }
+
+    private const ushort Crlf = '\r' | '\n' << 8;
 
     /// <summary>WriteNull only when it fits the buffer as it is: false, and nothing written, otherwise.</summary>
     public bool TryWriteNullInPlace()

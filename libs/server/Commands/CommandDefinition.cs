@@ -192,7 +192,40 @@ public sealed class CommandDefinition
     /// <summary>Set by the table: "client|setname" for a subcommand, else Name.</summary>
     public string FullName { get; internal set; } = "";
     public CommandDefinition? Parent { get; internal set; }
-    public byte[] NameUpperBytes { get; internal set; } = [];
+    public byte[] NameUpperBytes
+    {
+        get => _nameUpper;
+        internal set
+        {
+            _nameUpper = value;
+            // A name of 1-8 letters: packed lower-case into one word, and the case bit of each of its bytes.
+            _nameWord = _caseBits = 0;
+            if (value.Length is > 0 and <= 8 && value.All(b => char.IsAsciiLetter((char)b)))
+                for (int i = 0; i < value.Length; i++)
+                {
+                    _nameWord |= (ulong)(value[i] | 0x20) << (8 * i);
+                    _caseBits |= 0x20UL << (8 * i);
+                }
+        }
+    }
+    private byte[] _nameUpper = [];
+    private ulong _nameWord, _caseBits;
+
+    /// <summary>Whether name (a request's bytes) is this command's name, in any case: for a name of up to 8 letters, one
+    /// load and compare.</summary>
+    public bool NameMatches(ReadOnlySpan<byte> name)
+    {
+        if (name.Length != _nameUpper.Length) return false;
+        if (_nameWord == 0) return System.Text.Ascii.EqualsIgnoreCase(name, _nameUpper);
+        // Letters only: setting a byte's case bit folds exactly its upper and lower case onto the lower.
+        ulong w = 0;
+        int at = 0, shift = 0;
+        if ((name.Length & 8) != 0) return (System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(name) | _caseBits) == _nameWord;
+        if ((name.Length & 4) != 0) { w = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(name); at = 4; shift = 32; }
+        if ((name.Length & 2) != 0) { w |= (ulong)System.Buffers.Binary.BinaryPrimitives.ReadUInt16LittleEndian(name.Slice(at)) << shift; at += 2; shift += 16; }
+        if ((name.Length & 1) != 0) w |= (ulong)name[at] << shift;
+        return (w | _caseBits) == _nameWord;
+    }
 
     public bool HasSubcommands => Subcommands.Length > 0;
 

@@ -66,9 +66,10 @@ public sealed class CommandStatistics
         }
     }
 
-    /// <summary>Executed for each of count calls (ids[i], failed when bit i of failedBits is set) that ran for ticks each
-    /// (CommandTimer's groups): one look-up of this thread's block and one histogram bucket for all of them.</summary>
-    public void ExecutedEach(ReadOnlySpan<int> ids, uint failedBits, long ticks)
+    /// <summary>Executed for groups of calls that ran for ticks each (CommandTimer's groups, as runs of one command):
+    /// calls[i] calls of ids[i], failed[i] of which answered an error; one look-up of this thread's block and one
+    /// histogram bucket for all of them.</summary>
+    public void ExecutedRuns(ReadOnlySpan<int> ids, ReadOnlySpan<int> calls, ReadOnlySpan<int> failed, long ticks)
     {
         var block = _blocks.Value!;
         var counters = block.Counters;
@@ -76,11 +77,11 @@ public sealed class CommandStatistics
         int bucket = track ? LatencyHistogram.BucketOf(TicksToNs(ticks)) : 0;
         for (int i = 0; i < ids.Length; i++)
         {
-            int id = ids[i], at = id * Fields;
-            counters[at + Calls]++;
-            counters[at + Ticks] += ticks;
-            if ((failedBits & (1u << i)) != 0) counters[at + FailedF]++;
-            if (track) (block.Histograms[id] ?? NewHistogram(block, id))[bucket]++;
+            int id = ids[i], at = id * Fields, n = calls[i];
+            counters[at + Calls] += n;
+            counters[at + Ticks] += ticks * n;
+            counters[at + FailedF] += failed[i];
+            if (track) (block.Histograms[id] ?? NewHistogram(block, id))[bucket] += n;
         }
     }
 

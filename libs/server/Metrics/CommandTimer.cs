@@ -7,8 +7,8 @@
 //  - Commands flagged fast (Redis's @fast: O(1) or O(log N)) that answer with less than SmallReply bytes and finish in
 //    place are grouped: up to GroupSize of them run between two readings and are each charged an even share. A group is
 //    closed (one reading) when it is full, when a command that cannot join it ends or is about to start, and when the
-//    batch ends (Flush). Exactly one Executed per command either way; totals stay exact, per-call times in a group are
-//    its average.
+//    batch ends (Flush). Exactly one call counted per command either way; totals stay exact, per-call times in a group
+//    are its average. A group is kept as runs of one command (a pipeline of GETs is one run: one add per group).
 //  - A fast command that turns out big (a large reply, or deferred) closes the group: the commands before it are
 //    charged at most their recent average, it gets the rest, so a slow GET still reaches the slow log.
 //  - No grouping while per-command times are asked for at fine grain: slowlog-log-slower-than below 1 ms, or the
@@ -26,9 +26,10 @@ internal sealed class CommandTimer
     public const int SmallReply = 16 * 1024;
     private const int FineGrainUsec = 1000;
 
-    private readonly int[] _ids = new int[GroupSize];
-    private uint _failed;       // bit i: the i-th grouped command answered an error
-    private int _count;
+    // The open group as runs of one command: _runIds[r] ran _runCalls[r] times in a row, _runFailed[r] of them failed.
+    private readonly int[] _runIds = new int[GroupSize], _runCalls = new int[GroupSize], _runFailed = new int[GroupSize];
+    private int _runs;
+    private int _count;         // commands in the open group
     private long _last;         // Stopwatch timestamp of the last reading in this batch, 0 = none yet
     private long _averageTicks; // a grouped command's share in recent groups (a moving average)
 
@@ -64,9 +65,17 @@ internal sealed class CommandTimer
     {
         if (mayGroup && small)
         {
-            if (failed) _failed |= 1u << _count;
-            _ids[_count++] = cmd.Id;
-            if (_count == GroupSize) CloseEvenly(server, Stopwatch.GetTimestamp());
+            int r = _runs - 1;
+            if (r < 0 || _runIds[r] != cmd.Id)
+            {
+                r = _runs++;
+                _runIds[r] = cmd.Id;
+                _runCalls[r] = 0;
+                _runFailed[r] = 0;
+            }
+            _runCalls[r]++;
+            if (failed) _runFailed[r]++;
+            if (++_count == GroupSize) CloseEvenly(server, Stopwatch.GetTimestamp());
             return -1;
         }
         long now = Stopwatch.GetTimestamp();
@@ -102,8 +111,8 @@ internal sealed class CommandTimer
 
     private void Charge(RespServer server, long share)
     {
-        server.CommandStats.ExecutedEach(_ids.AsSpan(0, _count), _failed, share);
+        server.CommandStats.ExecutedRuns(_runIds.AsSpan(0, _runs), _runCalls.AsSpan(0, _runs), _runFailed.AsSpan(0, _runs), share);
         _count = 0;
-        _failed = 0;
+        _runs = 0;
     }
 }

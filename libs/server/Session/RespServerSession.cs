@@ -490,7 +490,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private bool TryRunPlainRead()
     {
         if (!_plain || _plainCandidate is not { } cmd || _argv is not null) return false;
-        if (!Ascii.EqualsIgnoreCase(Arg(0), cmd.NameUpperBytes) || !cmd.ArityMatches(_parser.ArgCount)) return false;
+        if (!cmd.NameMatches(Arg(0)) || !cmd.ArityMatches(_parser.ArgCount)) return false;
         var server = Server;
         if (server.Pause.Mode != Clients.ClientPause.None || server.Scripts.Running is not null || server.Monitors.Count > 0
             || (!_authenticated && Settings.PasswordRequired) || NotifyOn(PubSub.NotifyClass.KeyMiss)
