@@ -124,4 +124,29 @@ public class CommandTableTests : ServerFixture
         Assert.That(CommandTable.Default.Find("pingx"), Is.Null);
         Assert.That(CommandTable.Default.Find(""), Is.Null);
     }
+    [Test]
+    public void NameMatchesIsACaseInsensitiveCompareOfTheWholeName()
+    {
+        // Every command and subcommand name: in upper, lower and mixed case it matches; with any one byte changed to
+        // anything but that byte's other case, with a byte more or less, it does not (the one-word compare of names of
+        // up to 8 letters, and the general compare of the others).
+        var all = CommandTable.Default.Commands.SelectMany(c => c.Subcommands.Prepend(c)).ToList();
+        foreach (var c in all)
+        {
+            var upper = c.NameUpperBytes;
+            var lower = upper.Select(b => (byte)char.ToLowerInvariant((char)b)).ToArray();
+            var mixed = upper.Select((b, i) => i % 2 == 0 ? b : (byte)char.ToLowerInvariant((char)b)).ToArray();
+            Assert.That(c.NameMatches(upper) && c.NameMatches(lower) && c.NameMatches(mixed), Is.True, c.FullName);
+            Assert.That(c.NameMatches(upper.Append((byte)'X').ToArray()), Is.False, c.FullName + " and a byte more");
+            Assert.That(c.NameMatches(upper.AsSpan(0, upper.Length - 1)), Is.False, c.FullName + " less a byte");
+            for (int i = 0; i < upper.Length; i++)
+                for (int b = 0; b < 256; b++)
+                {
+                    var changed = (byte[])upper.Clone();
+                    changed[i] = (byte)b;
+                    bool same = b == upper[i] || b == lower[i];
+                    Assert.That(c.NameMatches(changed), Is.EqualTo(same), $"{c.FullName}, byte {i} = {b}");
+                }
+        }
+    }
 }
