@@ -22,6 +22,18 @@ public class HashIndexTests
         Assert.That(counts.Min(), Is.GreaterThan(200_000 / 1024 / 2));
     }
 
+    /// <summary>Random keys of every length from 0 to 40 (each way of storing and loading the last 0-7 bytes).</summary>
+    private static IEnumerable<byte[]> KeysOfEveryLengthUpTo40(int seed)
+    {
+        var rng = new Random(seed);
+        for (int length = 0; length <= 40; length++)
+        {
+            var key = new byte[length];
+            rng.NextBytes(key);
+            yield return key;
+        }
+    }
+
     [Test]
     public void WritePrefixedLaysOutThePrefixThenTheKeyAndTheStoredHashDerivesFromTheKeys()
     {
@@ -29,10 +41,9 @@ public class HashIndexTests
         // is the prefix big-endian then the key, as a byte-wise copy gives, nothing is written past it, and the stored
         // key's hash is Prefixed(HashKey(key), prefix), which is what lets a GET hash the client's key once.
         var rng = new Random(7);
-        for (int length = 0; length <= 40; length++)
+        foreach (var key in KeysOfEveryLengthUpTo40(seed: 8))
         {
-            var key = new byte[length];
-            rng.NextBytes(key);
+            int length = key.Length;
             ushort prefix = (ushort)rng.Next(0, 65536);
             var expected = new byte[length + 2];
             expected[0] = (byte)(prefix >> 8);
@@ -56,11 +67,9 @@ public class HashIndexTests
     {
         // A change of any one byte of a key of any length up to 40, or of its length, or of the prefix, changes the hash
         // (each of the loads of the last 0-7 bytes covers its bytes).
-        var rng = new Random(11);
-        for (int length = 0; length <= 40; length++)
+        foreach (var key in KeysOfEveryLengthUpTo40(seed: 11))
         {
-            var key = new byte[length];
-            rng.NextBytes(key);
+            int length = key.Length;
             ulong h = KeyHash.HashKey(key);
             for (int i = 0; i < length; i++)
             {
