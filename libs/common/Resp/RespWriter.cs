@@ -208,7 +208,6 @@ public sealed class RespWriter : IDisposable
         WriteCrlf();
     }
 
-    /// <summary>Null bulk string: _ in RESP3, $-1 in RESP2.</summary>
     /// <summary>Writes value as a bulk string only when it fits the buffer as it is (no growth, so no Limit check is due):
     /// false, and nothing written, otherwise. For the plain-read path; WriteBulkString writes the same bytes.</summary>
     public bool TryWriteBulkStringInPlace(ReadOnlySpan<byte> value)
@@ -248,6 +247,7 @@ public sealed class RespWriter : IDisposable
         return true;
     }
 
+    /// <summary>Null bulk string: _ in RESP3, $-1 in RESP2.</summary>
     public void WriteNull() => WriteRaw(Protocol >= 3 ? "_\r\n"u8 : "$-1\r\n"u8);
 
     /// <summary>Null array: _ in RESP3, *-1 in RESP2.</summary>
