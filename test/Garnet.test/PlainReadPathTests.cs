@@ -5,6 +5,7 @@
 using System.Net.Sockets;
 using System.Text;
 using Garnet.client;
+using Garnet.Options;
 
 namespace Garnet.test;
 
@@ -26,7 +27,7 @@ public class PlainReadPathTests : ServerFixture
     }
 
     /// <summary>All the commands in one send, so the server runs them in one batch.</summary>
-    private static void SendBatch(RespClient c, IEnumerable<object[]> commands)
+    internal static void SendBatch(RespClient c, IEnumerable<object[]> commands)
     {
         var bytes = new List<byte>();
         foreach (var cmd in commands) bytes.AddRange(RespClient.Encode(cmd));
@@ -115,36 +116,6 @@ public class PlainReadPathTests : ServerFixture
         }
     }
 
-    [Test, CancelAfter(60_000)]
-    public void GetsRacingExclusiveWritersNeverSeeAHalfWrittenPair()
-    {
-        // MSET takes its stripes exclusively: a GET's optimistic read that overlaps it runs again under the stripe, after
-        // its batch has left the epoch; neither side may wait on the other for good, and no GET may see a torn value.
-        using var writer = new RespClient("127.0.0.1", _server.Port);
-        using var reader = new RespClient("127.0.0.1", _server.Port);
-        string Value(int n) => n + ":" + new string((char)('a' + n % 26), 200);
-        writer.Execute("MSET", "pw:a", Value(0), "pw:b", Value(0));
-        var done = 0;
-        var writes = Task.Run(() =>
-        {
-            for (int n = 1; n <= 3000; n++) Assert.That(writer.Execute("MSET", "pw:a", Value(n), "pw:b", Value(n)).Text, Is.EqualTo("OK"));
-            Volatile.Write(ref done, 1);
-        });
-        long seen = 0;
-        while (Volatile.Read(ref done) == 0)
-        {
-            SendBatch(reader, Enumerable.Range(0, 200).Select(i => new object[] { "GET", i % 2 == 0 ? "pw:a" : "pw:b" }));
-            for (int i = 0; i < 200; i++)
-            {
-                string v = reader.Read().Text!;
-                int n = int.Parse(v.Split(':')[0]);
-                Assert.That(v, Is.EqualTo(Value(n)), "a whole value");
-                seen++;
-            }
-        }
-        writes.Wait();
-        Assert.That(seen, Is.GreaterThan(0));
-    }
     /// <summary>Sends commands in one write on a raw socket and reads exactly expected.Length bytes back.</summary>
     private byte[] RawBatch(Socket socket, IEnumerable<object[]> commands, int expectedLength)
     {
@@ -272,5 +243,87 @@ public class PlainReadPathTests : ServerFixture
         SendBatch(c, Enumerable.Range(0, 20).Select(_ => new object[] { "GET", "pt:k" }));
         for (int i = 0; i < 20; i++) Assert.That(c.Read().Text, Is.EqualTo("v"));
         Assert.That(c.Execute("OBJECT", "IDLETIME", "pt:k").Integer, Is.InRange(0, 1), "a GET touches it");
+    }
+}
+
+/// <summary>A plain GET reads a record's bytes without its lock and validates its key's stripe afterwards: with two
+/// network loops (so the writer and the reader run on two threads at once; with one, their commands never overlap),
+/// GETs racing MSETs and SETs that rewrite the value in place must still see only whole values.</summary>
+[TestFixture]
+public class PlainGetRaceTests : ServerFixture
+{
+    protected override void Configure(GarnetServerOptions options) => options.NetworkThreads = 2;
+
+    [Test, CancelAfter(60_000)]
+    public void GetsRacingExclusiveWritersNeverSeeAHalfWrittenPair()
+    {
+        // MSET takes its stripes exclusively: a GET's optimistic read that overlaps it runs again under the stripe, after
+        // its batch has left the epoch; neither side may wait on the other for good, and no GET may see a torn value.
+        using var writer = new RespClient("127.0.0.1", _server.Port);
+        using var reader = new RespClient("127.0.0.1", _server.Port);
+        string Value(int n) => n + ":" + new string((char)('a' + n % 26), 200);
+        writer.Execute("MSET", "pw:a", Value(0), "pw:b", Value(0));
+        var done = 0;
+        var writes = Task.Run(() =>
+        {
+            for (int n = 1; n <= 3000; n++) Assert.That(writer.Execute("MSET", "pw:a", Value(n), "pw:b", Value(n)).Text, Is.EqualTo("OK"));
+            Volatile.Write(ref done, 1);
+        });
+        long seen = 0;
+        while (Volatile.Read(ref done) == 0)
+        {
+            PlainReadPathTests.SendBatch(reader, Enumerable.Range(0, 200).Select(i => new object[] { "GET", i % 2 == 0 ? "pw:a" : "pw:b" }));
+            for (int i = 0; i < 200; i++)
+            {
+                string v = reader.Read().Text!;
+                int n = int.Parse(v.Split(':')[0]);
+                Assert.That(v, Is.EqualTo(Value(n)), "a whole value");
+                seen++;
+            }
+        }
+        writes.Wait();
+        Assert.That(seen, Is.GreaterThan(0));
+    }
+    [Test, CancelAfter(60_000)]
+    public void GetsRacingInPlaceSetsNeverSeeATornValue()
+    {
+        // Values of one length, so each SET rewrites the record in place; 8 KB each, so a copy takes long enough to
+        // overlap a write (without the validation, this fails within the first few hundred batches).
+        using var writer = new RespClient("127.0.0.1", _server.Port);
+        using var reader = new RespClient("127.0.0.1", _server.Port);
+        string Value(int n) => (n % 10) + new string((char)('a' + n % 26), 8191);
+        writer.Execute("SET", "race:k", Value(0));
+        var done = 0;
+        var writes = Task.Run(() =>
+        {
+            try
+            {
+                for (int n = 1; n <= 20_000 && Volatile.Read(ref done) == 0; n++)
+                    Assert.That(writer.Execute("SET", "race:k", Value(n)).Text, Is.EqualTo("OK"));
+            }
+            finally { Volatile.Write(ref done, 1); }
+        });
+        long seen = 0;
+        try
+        {
+            while (Volatile.Read(ref done) == 0)
+            {
+                var bytes = new List<byte>();
+                for (int i = 0; i < 20; i++) bytes.AddRange(RespClient.Encode("GET", "race:k"));
+                reader.SendRaw(bytes.ToArray());
+                for (int i = 0; i < 20; i++)
+                {
+                    string v = reader.Read().Text!;
+                    int n = v[0] - '0';
+                    Assert.That(v.Length, Is.EqualTo(8192));
+                    Assert.That(v.AsSpan(1).ContainsAnyExcept(v[1]), Is.False, "a whole value, not two writers' halves");
+                    Assert.That((n - (v[1] - 'a')) % 2, Is.Zero, "the digit and the letters of one write (n % 10, n % 26)");
+                    seen++;
+                }
+            }
+        }
+        finally { Volatile.Write(ref done, 1); }
+        writes.Wait();
+        Assert.That(seen, Is.GreaterThan(0));
     }
 }
