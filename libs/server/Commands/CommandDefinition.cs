@@ -218,13 +218,7 @@ public sealed class CommandDefinition
         if (name.Length != _nameUpper.Length) return false;
         if (_nameWord == 0) return System.Text.Ascii.EqualsIgnoreCase(name, _nameUpper);
         // Letters only: setting a byte's case bit folds exactly its upper and lower case onto the lower.
-        ulong w = 0;
-        int at = 0, shift = 0;
-        if ((name.Length & 8) != 0) return (System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(name) | _caseBits) == _nameWord;
-        if ((name.Length & 4) != 0) { w = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(name); at = 4; shift = 32; }
-        if ((name.Length & 2) != 0) { w |= (ulong)System.Buffers.Binary.BinaryPrimitives.ReadUInt16LittleEndian(name.Slice(at)) << shift; at += 2; shift += 16; }
-        if ((name.Length & 1) != 0) w |= (ulong)name[at] << shift;
-        return (w | _caseBits) == _nameWord;
+        return (Garnet.storage.Util.ShortWord.Load(name) | _caseBits) == _nameWord;
     }
 
     public bool HasSubcommands => Subcommands.Length > 0;

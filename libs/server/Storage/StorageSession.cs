@@ -61,15 +61,16 @@ public sealed class StorageSession : IDisposable
     {
         int room = Garnet.storage.Util.KeyHash.PrefixedRoom(key.Length);
         if (_key.Length < room) _key = new byte[Math.Max(room, _key.Length * 2)];
-        int id;
-        if (db != _database) id = _host.PhysicalId(db);
-        else
-        {
-            if (_resolvedId < 0) _resolvedId = _host.PhysicalId(db);
-            id = _resolvedId;
-        }
-        // Written in the words the key hash loads next (KeyHash.WritePrefixed): the id big-endian, then the key.
-        return _key.AsSpan(0, Garnet.storage.Util.KeyHash.WritePrefixed(_key, (ushort)id, key));
+        // Written in the pieces the key hash loads next (KeyHash.WritePrefixed): the id big-endian, then the key.
+        return _key.AsSpan(0, Garnet.storage.Util.KeyHash.WritePrefixed(_key, (ushort)PhysicalIdOf(db), key));
+    }
+
+    /// <summary>db's physical id: the selected database's is looked up once per command (BeginCommand clears it).</summary>
+    private int PhysicalIdOf(int db)
+    {
+        if (db != _database) return _host.PhysicalId(db);
+        if (_resolvedId < 0) _resolvedId = _host.PhysicalId(db);
+        return _resolvedId;
     }
 
     private StringOutput Output()
@@ -109,9 +110,8 @@ public sealed class StorageSession : IDisposable
     {
         BeginCommand();
         Database = db;
-        int id = _resolvedId = _host.PhysicalId(db); // looked up per command, as StoredKey does (SWAPDB)
         var reader = new GetReplyReader(writer, touch: !NoTouch);
-        return _session.ReadInMemory((ushort)id, key, keyHash, ref reader);
+        return _session.ReadInMemory((ushort)PhysicalIdOf(db), key, keyHash, ref reader);
     }
 
     /// <summary>Holds the store's epoch on this thread for a run of string Reads (StoreSession.HoldEpoch); nothing may wait
