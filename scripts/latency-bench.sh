@@ -5,11 +5,22 @@
 # (all its threads, from /proc). Servers take turns within each repetition (REPS, default 2), so noise on a shared
 # machine hits them alike: compare within one run. Run from a clone after a Release build of benchmark/Resp.benchmark:
 #   bash scripts/latency-bench.sh ours=6380 redis=6379 garnet=6381
-# Environment: REPS (default 2), RUN_SECONDS (default 8), CONNECTIONS (default 50).
+# Environment: REPS (default 2), RUN_SECONDS (default 8), CONNECTIONS (default 50), PIN (default 0).
+# PIN=1 runs each server on the last CPU alone and the client on the others (taskset; the server's threads are moved for
+# its turn and moved back after), so the figures measure the servers, not how the scheduler shares the cores between 50
+# client threads and a server (docs/performance.md, "Issue 14, session 22"). Add the floor (resp_floor.c) as a server to
+# see the least any server can do on the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-2}; SECS=${RUN_SECONDS:-8}; CONNS=${CONNECTIONS:-50}
+PIN=${PIN:-0}
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
+LAST=$(( $(nproc) - 1 ))
+if [ "$PIN" = 1 ]; then
+  [ "$LAST" -ge 1 ] || { echo "PIN=1 needs at least 2 CPUs" >&2; exit 2; }
+  B="taskset -c 0-$(( LAST - 1 )) $B"
+fi
+pin() { [ "$PIN" = 1 ] && taskset -a -p -c "$2" "$1" >/dev/null || true; }
 [ -f benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll ] || { echo "build benchmark/Resp.benchmark -c Release first" >&2; exit 2; }
 [ $# -ge 1 ] || { sed -n '2,9p' "$0"; exit 2; }
 
@@ -28,10 +39,12 @@ for rep in $(seq "$REPS"); do
     IFS=: read -r name ops pct pipe <<<"$row"
     for spec in "$@"; do
       server=${spec%%=*}; port=${spec#*=}; pid=$(pid_of_port "$port")
+      pin "$pid" "$LAST"
       c0=$(cpu_seconds "$pid")
       out=$($B --port "$port" --online --op-workload "$ops" --op-percent "$pct" --dbsize 1024 --valuelength 32 \
              --threads "$CONNS" --batchsize "$pipe" --runtime "$SECS" --skipload 2>&1 || true)
       c1=$(cpu_seconds "$pid")
+      pin "$pid" "0-$LAST"
       ops_total=$(echo "$out" | grep -oE '[0-9,]+ ops in' | head -1 | tr -d ', opsin')
       rate=$(echo "$out" | grep -oE '= [0-9,]+ ops/s' | head -1 | tr -d '=, ops/')
       # the summary row of the first operation: name ops mean p50 p90 p99 p99.9 ... (microseconds)

@@ -23,7 +23,7 @@ public sealed class RespServer : IDisposable
     private UnixSocketListener? _unixListener;
     private MetricsEndpoint? _metrics;
     private readonly ILogger _logger;
-    private Timer? _housekeeping;
+    private IDisposable? _housekeeping;
     private int _stopped;
 
     public RespServer(ServerSettings settings, ILoggerFactory? loggerFactory = null)
@@ -236,7 +236,7 @@ public sealed class RespServer : IDisposable
             metrics.Start();
             _logger.LogInformation("Serving Prometheus metrics on port {Port} (/metrics)", metrics.Port);
         }
-        _housekeeping = new Timer(_ => Housekeeping(), null, 100, 100);
+        _housekeeping = Store.Cron.Every("housekeeping", TimeSpan.FromMilliseconds(100), Housekeeping);
     }
 
     private int? _boundPort;

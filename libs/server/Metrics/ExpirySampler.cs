@@ -45,7 +45,7 @@ public sealed unsafe class ExpirySampler
             }
             long end = store.Log.TailAddress;
             // Records below `end` are completely written once every operation in flight now has finished.
-            if (!store.WaitForOperationsInFlightAsync().Wait(TimeSpan.FromSeconds(1)))
+            if (!store.WaitForOperationsInFlight(TimeSpan.FromSeconds(1)))
                 return new Estimate(new Dictionary<int, long>(_avgTtlByPhysicalId), _stalePercent);
             var sums = new Dictionary<int, (double sum, long count)>();
             long withTtl = 0, expired = 0;

@@ -34,7 +34,7 @@ public sealed class Checkpointer : IDisposable
     private readonly Func<long> _writesTotal;
     private readonly ILogger _logger;
     private readonly SemaphoreSlim _one = new(1, 1);
-    private Timer? _timer;
+    private IDisposable? _rules;
     private long _writesAtLastSave;
     private long _lastAttemptMs;
     private long _nextSequence;
@@ -56,7 +56,7 @@ public sealed class Checkpointer : IDisposable
         // What recovery loaded and replayed counts as saved (LASTSAVE is the start time), as after a Redis load.
         Interlocked.Exchange(ref _writesAtLastSave, _writesTotal());
         LastSaveUnixSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
-        _timer ??= new Timer(_ => SaveIfDue(), null, 1000, 1000);
+        _rules ??= _host.Cron.Every("save rules", TimeSpan.FromSeconds(1), SaveIfDue);
     }
 
     private volatile bool _disposed;
@@ -303,11 +303,7 @@ public sealed class Checkpointer : IDisposable
     public void Dispose()
     {
         _disposed = true;
-        if (_timer is not null)
-        {
-            using var timerDone = new ManualResetEvent(false);
-            if (_timer.Dispose(timerDone)) timerDone.WaitOne(); // a rule check in progress finishes first
-        }
+        _rules?.Dispose(); // a rule check in progress finishes first
         // Wait for a running checkpoint (however long), so the store is not freed under it.
         _one.Wait();
         _one.Release();

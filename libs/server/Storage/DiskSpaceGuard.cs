@@ -3,7 +3,7 @@
 // on; it recovers by itself once space returns. Issue 11's handling covers a write that already failed (the device's
 // DeviceFailing, the AOF's LastWriteOk); this guard keeps the disk from getting there.
 // Invariants:
-//  - Checked every second on a timer (and once at start): a statvfs, never on a request's path.
+//  - Checked every second by the server's cron (and once at start): a statvfs, never on a request's path.
 //  - Refusing flips only when the state changes, and each change is logged once (not once per refused command).
 //  - MinFreeDisk 0 (bytes and percent) turns the guard off.
 using Microsoft.Extensions.Logging;
@@ -16,10 +16,10 @@ public sealed class DiskSpaceGuard : IDisposable
     private readonly long _minBytes;
     private readonly double _minPercent;
     private readonly ILogger _logger;
-    private readonly Timer? _timer;
+    private readonly IDisposable? _check;
     private volatile bool _refusing;
 
-    public DiskSpaceGuard(string dir, long minBytes, double minPercent, ILogger logger)
+    public DiskSpaceGuard(string dir, long minBytes, double minPercent, Util.ServerCron cron, ILogger logger)
     {
         _dir = dir;
         _minBytes = minBytes;
@@ -27,7 +27,7 @@ public sealed class DiskSpaceGuard : IDisposable
         _logger = logger;
         if (minBytes <= 0 && minPercent <= 0) return;
         Check();
-        _timer = new Timer(_ => Check(), null, 1000, 1000);
+        _check = cron.Every("disk space", TimeSpan.FromSeconds(1), Check);
     }
 
     /// <summary>True while writes are refused for lack of free space.</summary>
@@ -65,5 +65,5 @@ public sealed class DiskSpaceGuard : IDisposable
     public string Refusal() =>
         $"MISCONF The disk of the data directory is nearly full ({LastFreeBytes} bytes free, min-free-disk is {ThresholdBytes} bytes): writes are refused until space returns; see the server log";
 
-    public void Dispose() => _timer?.Dispose();
+    public void Dispose() => _check?.Dispose();
 }

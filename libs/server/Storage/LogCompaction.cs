@@ -31,21 +31,21 @@ public sealed class LogCompaction : IDisposable
     private readonly ILogger _logger;
     private readonly TimeSpan _interval;
     private readonly object _gate = new();
-    private readonly Timer? _timer;
+    private readonly IDisposable _tick;
     private Task<CompactionResult>? _running;
     private CancellationTokenSource _cancel = new();
     private bool _stopped;
     private long _nextRunMs;
     private long _tailAtLastRun = -1;
 
-    public LogCompaction(StoreHost host, TimeSpan interval, ILogger logger)
+    public LogCompaction(StoreHost host, Util.ServerCron cron, TimeSpan interval, ILogger logger)
     {
         _host = host;
         _logger = logger;
         _interval = interval;
         _nextRunMs = Environment.TickCount64 + (long)interval.TotalMilliseconds;
         // Every second: the expiry sweep of the on-disk log (cheap, see ExpiredRecordSweeper), and a compaction run when one is due.
-        _timer = new Timer(_ => Tick(), null, 1000, 1000);
+        _tick = cron.Every("compaction", TimeSpan.FromSeconds(1), Tick);
     }
 
     private Task? _sweeping;
@@ -338,11 +338,7 @@ public sealed class LogCompaction : IDisposable
 
     public void Dispose()
     {
-        if (_timer is not null)
-        {
-            using var timerDone = new ManualResetEvent(false);
-            if (_timer.Dispose(timerDone)) timerDone.WaitOne();
-        }
+        _tick.Dispose(); // a tick in progress finishes first
         // A run in progress is cancelled and finishes first, so the store is not freed under it.
         Stop(TimeSpan.FromMinutes(1));
     }

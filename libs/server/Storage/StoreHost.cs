@@ -8,7 +8,9 @@
 //  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
 //    files of an earlier run are removed (they are a cache tier, not a persistence format); so is the stream spill
 //    file (StreamSpillFile: sealed blocks of large streams out of memory), which lives and dies with the store; its dead
-//    blocks are freed by StreamSpillReclaimer on a background task.
+//    blocks are freed by StreamSpillReclaimer in background rounds.
+//  - Periodic work (active expiry, the spill poll, compaction ticks, the disk-space check, and the server's own jobs)
+//    runs on one ServerCron thread, which the host owns: it stops before the store is freed.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -23,8 +25,8 @@ public sealed class StoreHost : IDisposable
     private readonly Queue<int> _freeIds = new();
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop = new();
-    private readonly Task _expiry;
-    private readonly Task _reclaim;
+    private readonly ActiveExpiry _expiry;
+    private readonly IDisposable _expiryJob, _reclaimJob;
     private Task _purge = Task.CompletedTask;
 
     public StoreHost(ServerSettings settings, ILoggerFactory loggerFactory)
@@ -70,11 +72,13 @@ public sealed class StoreHost : IDisposable
             StreamSpill.Dispose();
             throw;
         }
-        _expiry = Task.Run(() => ActiveExpiry.RunAsync(this, _stop.Token));
+        Cron = new Util.ServerCron(loggerFactory.CreateLogger("Garnet.Cron"));
+        _expiry = new ActiveExpiry(this);
+        _expiryJob = Cron.Every("active expiry", ActiveExpiry.TickPeriod, _expiry.Tick);
         SpillReclaimer = new StreamSpillReclaimer(this, loggerFactory.CreateLogger("Garnet.StreamSpill"));
-        _reclaim = Task.Run(() => SpillReclaimer.RunAsync(_stop.Token));
-        DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, _logger);
-        Compaction = new LogCompaction(this, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
+        _reclaimJob = Cron.Every("stream spill", () => SpillReclaimer.PollInterval, () => SpillReclaimer.Poll(_stop.Token));
+        DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, Cron, _logger);
+        Compaction = new LogCompaction(this, Cron, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
     }
 
     /// <summary>True for the engine's log segment and object log files (log.N, obj.N).</summary>
@@ -87,6 +91,8 @@ public sealed class StoreHost : IDisposable
     public StreamSpillReclaimer SpillReclaimer { get; }
     /// <summary>Refuses writes while the data directory's file system is nearly full (--min-free-disk).</summary>
     public DiskSpaceGuard DiskGuard { get; }
+    /// <summary>The thread that runs the server's periodic work (stopped by Dispose, before the store is freed).</summary>
+    public Util.ServerCron Cron { get; }
     /// <summary>The time expiry is judged by (set to the original times while the AOF is replayed).</summary>
     public ServerClock Clock { get; } = new();
     /// <summary>What was loaded at start (File is null when the store started empty).</summary>
@@ -227,10 +233,13 @@ public sealed class StoreHost : IDisposable
         _stop.Cancel();
         DiskGuard.Dispose();
         Compaction.Dispose();
+        _expiryJob.Dispose(); // each waits for its run in progress
+        _reclaimJob.Dispose();
+        Cron.Dispose();
+        _expiry.Dispose();
         bool quiet = true;
-        try { quiet &= _expiry.Wait(TimeSpan.FromSeconds(5)); } catch { }
         try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }
-        try { quiet &= _reclaim.Wait(TimeSpan.FromSeconds(5)); } catch { }
+        try { quiet &= SpillReclaimer.Background.Wait(TimeSpan.FromSeconds(5)); } catch { }
         if (quiet && connectionsIdle)
         {
             Store.Dispose();

@@ -48,7 +48,7 @@ public sealed class StreamSpillReclaimer
     public long Floor { get; set; } = 16L << 20;
     /// <summary>How long a dead extent waits for its second look (covers reads of old versions in flight).</summary>
     public TimeSpan Grace { get; set; } = TimeSpan.FromSeconds(1);
-    /// <summary>How often the background task checks whether a round is due.</summary>
+    /// <summary>How often the background poll checks whether a round is due.</summary>
     public TimeSpan PollInterval { get; set; } = TimeSpan.FromMilliseconds(200);
     /// <summary>The clock Grace is measured by (milliseconds; tests inject one).</summary>
     public Func<long> NowMs { get; set; } = () => Environment.TickCount64;
@@ -68,20 +68,27 @@ public sealed class StreamSpillReclaimer
     public long Threshold => Math.Max(Math.Max(Floor, LastLiveBytes / 2), LogBytes / 4);
     private long LogBytes => _host.Store.Log.TailAddress - _host.Store.Log.BeginAddress;
 
-    internal async Task RunAsync(CancellationToken stop)
+    private Task _background = Task.CompletedTask;
+
+    /// <summary>The round the poll started last (done when none runs); the host waits for it when it stops.</summary>
+    internal Task Background => _background;
+
+    /// <summary>The background poll (a ServerCron job every PollInterval): starts a round when one is due and none runs.</summary>
+    internal void Poll(CancellationToken stop)
     {
-        while (!stop.IsCancellationRequested)
-        {
-            try { await Task.Delay(PollInterval, stop).ConfigureAwait(false); }
-            catch (OperationCanceledException) { return; }
-            if (!_spill.CanReclaim || !Due()) continue;
-            try { await RunRoundAsync(stop).ConfigureAwait(false); }
-            catch (OperationCanceledException) { return; }
-            catch (Exception ex) { _logger.LogError(ex, "Reclaiming space in the stream spill file failed"); }
-        }
+        if (!_background.IsCompleted || stop.IsCancellationRequested || !_spill.CanReclaim || !Due()) return;
+        _background = RunInBackgroundAsync(stop);
     }
 
-    /// <summary>Whether the background task would start a round at its next poll (a round is not running).</summary>
+    private async Task RunInBackgroundAsync(CancellationToken stop)
+    {
+        await Task.Yield(); // never on the cron thread
+        try { await RunRoundAsync(stop).ConfigureAwait(false); }
+        catch (OperationCanceledException) { }
+        catch (Exception ex) { _logger.LogError(ex, "Reclaiming space in the stream spill file failed"); }
+    }
+
+    /// <summary>Whether the background poll would start a round when next due (a round is not running).</summary>
     public bool Settled => _one.CurrentCount == 1 && (!_spill.CanReclaim || !Due());
 
     private bool Due()

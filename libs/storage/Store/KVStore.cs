@@ -202,6 +202,23 @@ public sealed unsafe class KVStore : IDisposable
     /// moment are then completely written).</summary>
     public Task WaitForOperationsInFlightAsync() => EpochBarrierAsync();
 
+    /// <summary>WaitForOperationsInFlightAsync for a thread that may block (a background job): no timer or thread-pool hop.
+    /// False when timeout passed first.</summary>
+    public bool WaitForOperationsInFlight(TimeSpan timeout)
+    {
+        // Not disposed: after a timeout the epoch action may still run, later, on another thread.
+        var done = new ManualResetEventSlim(false, spinCount: 0);
+        Epoch.BumpCurrentEpoch(done.Set);
+        long deadline = Environment.TickCount64 + (long)timeout.TotalMilliseconds;
+        // Threads in operations run the action when they leave; if none is left to do it, nudge the drain.
+        while (!done.Wait(1))
+        {
+            Epoch.WaitForPendingActions(TimeSpan.Zero);
+            if (Environment.TickCount64 >= deadline) return done.IsSet;
+        }
+        return true;
+    }
+
     /// <summary>Completes once every thread that was inside an operation when it was called has left it.</summary>
     internal Task EpochBarrierAsync()
     {
