@@ -26,7 +26,7 @@ public sealed class StoreHost : IDisposable
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop = new();
     private readonly ActiveExpiry _expiry;
-    private readonly IDisposable _expiryJob, _reclaimJob;
+    private readonly IDisposable _expiryJob, _reclaimJob, _accessClock, _accessClockJob;
     private Task _purge = Task.CompletedTask;
 
     public StoreHost(ServerSettings settings, ILoggerFactory loggerFactory)
@@ -73,6 +73,8 @@ public sealed class StoreHost : IDisposable
             throw;
         }
         Cron = new Util.ServerCron(loggerFactory.CreateLogger("Garnet.Cron"));
+        _accessClock = Garnet.storage.Log.AccessClock.RefreshedByCaller();
+        _accessClockJob = Cron.Every("access clock", TimeSpan.FromMilliseconds(Garnet.storage.Log.AccessClock.RefreshMs), Garnet.storage.Log.AccessClock.Refresh);
         _expiry = new ActiveExpiry(this);
         _expiryJob = Cron.Every("active expiry", ActiveExpiry.TickPeriod, _expiry.Tick);
         SpillReclaimer = new StreamSpillReclaimer(this, loggerFactory.CreateLogger("Garnet.StreamSpill"));
@@ -235,7 +237,9 @@ public sealed class StoreHost : IDisposable
         Compaction.Dispose();
         _expiryJob.Dispose(); // each waits for its run in progress
         _reclaimJob.Dispose();
+        _accessClockJob.Dispose();
         Cron.Dispose();
+        _accessClock.Dispose(); // the clock's own timer again, if no other server in the process refreshes it
         _expiry.Dispose();
         bool quiet = true;
         try { quiet &= _purge.Wait(TimeSpan.FromSeconds(5)); } catch { }

@@ -4,6 +4,8 @@
 // Invariants: NowSeconds is a field read, refreshed by a timer every RefreshMs (as Redis's LRU clock is refreshed by its
 // cron), so a hot read pays no clock call (a vDSO clock_gettime per GET was 3-4% of a pipelined GET's CPU); it lags the
 // true second by at most RefreshMs while the timer runs, and it only moves forward.
+// A server refreshes it from its own periodic thread (RefreshedByCaller, ServerCron), which stops the clock's timer while
+// any such caller lives: each firing of a .NET timer wakes the timer thread and two or three thread-pool workers.
 namespace Garnet.storage.Log;
 
 public static class AccessClock
@@ -18,7 +20,35 @@ public static class AccessClock
 
     private static uint Compute() => (uint)(s_baseUnixSeconds + (Environment.TickCount64 - s_baseTickMs) / 1000);
 
-    private static void Refresh()
+    private static readonly object s_driversLock = new();
+    private static int s_drivers;
+
+    /// <summary>While the returned handle lives, the caller calls Refresh every RefreshMs and the clock's own timer stops;
+    /// when the last such handle is disposed, the timer runs again.</summary>
+    public static IDisposable RefreshedByCaller()
+    {
+        lock (s_driversLock)
+            if (++s_drivers == 1) s_refresh.Change(Timeout.Infinite, Timeout.Infinite);
+        return new Driver();
+    }
+
+    private sealed class Driver : IDisposable
+    {
+        private int _disposed;
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+            lock (s_driversLock)
+                if (--s_drivers == 0)
+                {
+                    Refresh();
+                    s_refresh.Change(RefreshMs, RefreshMs);
+                }
+        }
+    }
+
+    /// <summary>Moves the clock to now (the timer, or a caller holding RefreshedByCaller).</summary>
+    public static void Refresh()
     {
         GC.KeepAlive(s_refresh);
         // Timer callbacks may overlap: only ever move forward.
