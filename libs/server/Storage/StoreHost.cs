@@ -74,13 +74,22 @@ public sealed class StoreHost : IDisposable
         }
         Cron = new Util.ServerCron(loggerFactory.CreateLogger("Garnet.Cron"));
         _accessClock = Garnet.storage.Log.AccessClock.RefreshedByCaller();
-        _accessClockJob = Cron.Every("access clock", TimeSpan.FromMilliseconds(Garnet.storage.Log.AccessClock.RefreshMs), Garnet.storage.Log.AccessClock.Refresh);
-        _expiry = new ActiveExpiry(this);
-        _expiryJob = Cron.Every("active expiry", ActiveExpiry.TickPeriod, _expiry.Tick);
-        SpillReclaimer = new StreamSpillReclaimer(this, loggerFactory.CreateLogger("Garnet.StreamSpill"));
-        _reclaimJob = Cron.Every("stream spill", () => SpillReclaimer.PollInterval, () => SpillReclaimer.Poll(_stop.Token));
-        DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, Cron, _logger);
-        Compaction = new LogCompaction(this, Cron, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
+        try
+        {
+            _accessClockJob = Cron.Every("access clock", TimeSpan.FromMilliseconds(Garnet.storage.Log.AccessClock.RefreshMs), Garnet.storage.Log.AccessClock.Refresh);
+            _expiry = new ActiveExpiry(this);
+            _expiryJob = Cron.Every("active expiry", ActiveExpiry.TickPeriod, _expiry.Tick);
+            SpillReclaimer = new StreamSpillReclaimer(this, loggerFactory.CreateLogger("Garnet.StreamSpill"));
+            _reclaimJob = Cron.Every("stream spill", () => SpillReclaimer.PollInterval, () => SpillReclaimer.Poll(_stop.Token));
+            DiskGuard = new DiskSpaceGuard(dir, settings.MinFreeDiskBytes, settings.MinFreeDiskPercent, Cron, _logger);
+            Compaction = new LogCompaction(this, Cron, TimeSpan.FromSeconds(settings.CompactionIntervalSeconds), loggerFactory.CreateLogger("Garnet.Compaction"));
+        }
+        catch
+        {
+            Cron.Dispose(); // no job runs on a store that is not there
+            _accessClock.Dispose(); // the clock's own timer again
+            throw;
+        }
     }
 
     /// <summary>True for the engine's log segment and object log files (log.N, obj.N).</summary>

@@ -33,7 +33,7 @@ public sealed class ServerCron : IDisposable
         _thread.Start();
     }
 
-    /// <summary>Wake-ups of the cron thread that ran at least one job (INFO and tests).</summary>
+    /// <summary>Wake-ups of the cron thread that ran at least one job (tests).</summary>
     public long Wakeups { get; private set; }
 
     /// <summary>Runs job every period (first at the next multiple of it) until the returned handle is disposed.</summary>
@@ -54,7 +54,9 @@ public sealed class ServerCron : IDisposable
 
     // Not Environment.TickCount64: on Linux it is the coarse clock (4 ms steps), so a wait that ends on time could find the
     // job not yet due and wait again.
-    private static long NowMs => Stopwatch.GetTimestamp() * 1000 / Stopwatch.Frequency;
+    // (Divided, not multiplied first: ticks * 1000 overflows after 106 days of uptime at 1 GHz ticks.)
+    private static readonly long s_ticksPerMs = Math.Max(1, Stopwatch.Frequency / 1000);
+    private static long NowMs => Stopwatch.GetTimestamp() / s_ticksPerMs;
 
     private static long PeriodMs(Job j) => Math.Max(1, (long)j.Period().TotalMilliseconds);
 
