@@ -267,6 +267,7 @@ public static class InfoBuilder
         Line(sb, "expiry_disk_sweep_running_ms", sweep.RunningSince > 0 ? Environment.TickCount64 - sweep.RunningSince : 0);
         Line(sb, "compaction_runs", server.Store.Compaction.Runs);
         Line(sb, "compaction_running_ms", server.Store.Compaction.RunningMs);
+        Line(sb, "compaction_runs_skipped", server.Store.Compaction.SkippedRuns);
     }
 
     private static void Persistence(RespServer server, StringBuilder sb)

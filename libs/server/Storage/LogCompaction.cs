@@ -18,12 +18,17 @@
 //  - Scheduling adapts to garbage: a run whose records were mostly dead (expired, superseded) is followed by another one
 //    after a quarter of the interval (at least a second); otherwise the next run waits for the interval and only happens if the log grew since the last run.
 //    A server with nothing to reclaim therefore does no compaction work.
+//  - A periodic run first samples its range (KVStore.SampleLiveShareAsync: a few reads, no writes) and copies nothing
+//    unless the run would pay (WorthARun): at most half the range live, or the log more than twice the live data. A
+//    log written once and read since is never rewritten. COMPACT always runs.
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Storage;
 
-public readonly record struct CompactionResult(long Examined, long Copied, long ExpiredDeleted, long BytesReclaimed, long DiskBytesBefore, long DiskBytesAfter);
+/// <param name="Skipped">A periodic run that sampled its range and found a run not worth its copies (WorthARun).</param>
+public readonly record struct CompactionResult(long Examined, long Copied, long ExpiredDeleted, long BytesReclaimed, long DiskBytesBefore, long DiskBytesAfter,
+    bool Skipped = false);
 
 public sealed class LogCompaction : IDisposable
 {
@@ -116,7 +121,27 @@ public sealed class LogCompaction : IDisposable
     }
 
     public long Runs { get; private set; }
+    /// <summary>Periodic runs that copied nothing because their sample said a run would not pay.</summary>
+    public long SkippedRuns { get; private set; }
+    /// <summary>The sample the last periodic run took of its range (default before the first).</summary>
+    public LiveShareSample LastSample { get; private set; }
     public long CopiedTotal { get; private set; }
+
+    /// <summary>A periodic run pays when at most this share of its range (by bytes) is live: it frees at least as much
+    /// as it copies.</summary>
+    public const double MaxLiveShareToCompact = 0.5;
+    /// <summary>Or when the log is more than this many times the live data: then even a range that is all live is copied
+    /// forward, so the garbage behind it can go, and disk use stays within about this factor of the live data.</summary>
+    public const double MaxSpaceAmplification = 2.0;
+
+    /// <summary>Whether a periodic run over a range with this sample pays (see the constants), for a log of logBytes
+    /// (tail minus begin) holding liveKeys keys; their live bytes are estimated from the sample's mean live record.</summary>
+    public static bool WorthARun(LiveShareSample sample, long logBytes, long liveKeys)
+    {
+        if (sample.LiveShare <= MaxLiveShareToCompact) return true;
+        double liveBytes = liveKeys * sample.MeanLiveRecordBytes;
+        return liveBytes <= 0 || logBytes > MaxSpaceAmplification * liveBytes;
+    }
     public CompactionResult Last { get; private set; }
     /// <summary>True while a run is in progress.</summary>
     public bool InProgress { get { lock (_gate) return _running is { IsCompleted: false }; } }
@@ -161,28 +186,29 @@ public sealed class LogCompaction : IDisposable
             {
                 if (_stopped || _running is { IsCompleted: false }) return; // never queue behind a run in progress
                 _runningQuiet = false;
-                _running = RunGuardedAsync(_cancel.Token);
+                _running = RunGuardedAsync(_cancel.Token, onlyIfWorthwhile: true);
             }
         }
         catch (Exception ex) { _logger.LogError(ex, "Log compaction failed"); }
     }
 
     /// <summary>Compacts the oldest on-disk part of the log (see the file comment), or joins the run in progress.
+    /// onlyIfWorthwhile: as a periodic run, sample the range first and copy nothing unless WorthARun (COMPACT: false).
     /// Cancelled (OperationCanceledException) when the server stops.</summary>
-    public Task<CompactionResult> RunAsync()
+    public Task<CompactionResult> RunAsync(bool onlyIfWorthwhile = false)
     {
         lock (_gate)
         {
             // A quiet expiry pass in progress is not a compaction: start one after it.
-            if (_running is { IsCompleted: false } && _runningQuiet) return _running.ContinueWith(_ => RunAsync(), TaskScheduler.Default).Unwrap();
+            if (_running is { IsCompleted: false } && _runningQuiet) return _running.ContinueWith(_ => RunAsync(onlyIfWorthwhile), TaskScheduler.Default).Unwrap();
             if (_running is { IsCompleted: false }) return _running;
             if (_stopped) return Task.FromCanceled<CompactionResult>(new CancellationToken(true));
             _runningQuiet = false;
-            return _running = RunGuardedAsync(_cancel.Token);
+            return _running = RunGuardedAsync(_cancel.Token, onlyIfWorthwhile: onlyIfWorthwhile);
         }
     }
 
-    private async Task<CompactionResult> RunGuardedAsync(CancellationToken cancel, bool quietPass = false)
+    private async Task<CompactionResult> RunGuardedAsync(CancellationToken cancel, bool quietPass = false, bool onlyIfWorthwhile = false)
     {
         await Task.Yield(); // never on the caller's thread
         long tailBefore = _host.Store.Log.TailAddress;
@@ -196,8 +222,19 @@ public sealed class LogCompaction : IDisposable
                 if (deleted > 0) _logger.LogInformation("Expiry pass over the head's segment: {Deleted} expired keys deleted", deleted);
                 return new CompactionResult(0, 0, deleted, 0, 0, 0);
             }
-            var result = await CompactAsync(cancel).ConfigureAwait(false);
+            var result = await CompactAsync(cancel, onlyIfWorthwhile).ConfigureAwait(false);
             Last = result;
+            if (result.Skipped)
+            {
+                // Not worth a run now: wait for the interval and for new writes, as after a run that found little garbage.
+                SkippedRuns++;
+                Volatile.Write(ref _tailAtLastRun, tailBefore);
+                Volatile.Write(ref _nextRunMs, Environment.TickCount64 + (long)_interval.TotalMilliseconds);
+                var s = LastSample;
+                _logger.LogDebug("Log compaction skipped: {Live:P0} of the sampled range is live ({Records} records sampled), and the log is not more than {Factor} times the live data",
+                    s.LiveShare, s.Records, MaxSpaceAmplification);
+                return result;
+            }
             Runs++;
             CopiedTotal += result.Copied;
             // Mostly garbage: go on soon. Otherwise wait for the interval (and for new writes).
@@ -223,7 +260,7 @@ public sealed class LogCompaction : IDisposable
         finally { Volatile.Write(ref _runStartedMs, 0); }
     }
 
-    private async Task<CompactionResult> CompactAsync(CancellationToken cancel)
+    private async Task<CompactionResult> CompactAsync(CancellationToken cancel, bool onlyIfWorthwhile)
     {
         var store = _host.Store;
         var log = store.Log;
@@ -243,6 +280,13 @@ public sealed class LogCompaction : IDisposable
         }
         long until = begin + Math.Max(segment, onDisk / 4 >> store.Settings.SegmentBits << store.Settings.SegmentBits);
         until = until >> store.Settings.SegmentBits << store.Settings.SegmentBits;
+        if (onlyIfWorthwhile)
+        {
+            var sample = await store.SampleLiveShareAsync(begin, until, cancellation: cancel).ConfigureAwait(false);
+            LastSample = sample;
+            if (!WorthARun(sample, log.TailAddress - begin, store.LiveKeyCount))
+                return new CompactionResult(swept, 0, swept, reclaimedFirst, diskBefore, DiskBytes(dir), Skipped: true);
+        }
 
         long examined = swept, copied = 0, expired = 0;
         bool withoutVerdicts = Volatile.Read(ref _distrustVerdicts);

@@ -237,6 +237,14 @@ public sealed unsafe class KVStore : IDisposable
     /// </summary>
     public Task<long> ReclaimDeadSegmentsAsync(CancellationToken cancellation = default) => SegmentReclaimer.ReclaimAsync(this, cancellation);
 
+    /// <summary>
+    /// Estimates how much of the on-disk part of [from, until) is live, from up to `windows` reads of `windowBytes` spread
+    /// over it and a chain walk for each of up to maxRecords records in them; writes nothing (see LiveShareSampler).
+    /// </summary>
+    public Task<LiveShareSample> SampleLiveShareAsync(long from, long until, int windows = 16, int windowBytes = 16 << 10,
+        int maxRecords = 1024, CancellationToken cancellation = default) =>
+        LiveShareSampler.SampleAsync(this, from, until, windows, windowBytes, maxRecords, cancellation);
+
     private ExpiredRecordSweeper? _sweeper;
 
     /// <summary>Drops expired keys whose records are on disk and are their key's only live version, without writing (see
