@@ -3,7 +3,8 @@
 # a 64 MB memory budget on a fresh directory, loaded with KEYS keys of 256 bytes (default 2M, about 600 MB: most of it on
 # disk), then read with uniform and zipf(0.99) GETs from 50 connections at pipeline 1 and 16 (each connection with its
 # own key sequence), and stopped. Prints Resp.benchmark's summary line per run, the server's CPU seconds and device reads
-# per GET during the reads, its disk-read counters, and, after the load, its index and log memory where INFO has them.
+# per GET during the reads, the share of the machine's CPU time the hypervisor stole meanwhile, its disk-read counters,
+# and, after the load, its index and log memory where INFO has them.
 # Run from a clone after a Release build:
 #   bash scripts/disk-bench.sh ours                   # this build
 #   bash scripts/disk-bench.sh ours=/path/to/other/clone garnet    # another build of ours; Garnet (dotnet tool in $GARNET_DIR)
@@ -18,6 +19,11 @@ GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
 
 cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat 2>/dev/null || echo 0; }
 disk_reads() { redis-cli -p $PORT info stats 2>/dev/null | tr -d '\r' | awk -F: '$1 == "disk_reads" { print $2 }'; }
+# The machine's CPU ticks (all states) and the ticks the hypervisor stole, from /proc/stat: a VM whose host throttles it
+# loses its vCPUs for 10-20 ms at a time, and every request in flight then waits that long (docs/performance.md,
+# "Issue 14, session 23").
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
+steal_share() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (c > a) printf "%.1f", (d - b) * 100 / (c - a); else printf "0" }'; }
 
 start_server() { # name[:extra server args] -> sets PID
   local name=${1%%:*} extra="" dir=$DATA/run
@@ -53,16 +59,16 @@ for name in "$@"; do
   printf '%s after the load: %s\n' "$name" "$(redis-cli -p $PORT info memory 2>/dev/null | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
   for mode in "" "--zipf"; do
     for p in 1 16; do
-      c0=$(cpu_seconds $PID); r0=$(disk_reads)
+      c0=$(cpu_seconds $PID); r0=$(disk_reads); read -r t0 s0 < <(cpu_ticks)
       out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 --threads 50 --batchsize $p \
              --runtime $SECONDS_PER_RUN --skipload $mode 2>&1 || true)
-      c1=$(cpu_seconds $PID); r1=$(disk_reads)
+      c1=$(cpu_seconds $PID); r1=$(disk_reads); read -r t1 s1 < <(cpu_ticks)
       rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
       ops=$(echo "$out" | grep -oE "[0-9,]+ ops in" | head -1 | tr -d ', opsin')
       # GET ops mean p50 p90 p99 p99.9 ... (microseconds)
       lat=$(echo "$out" | awk '/^GET /{printf "p50 %.1f ms  p99 %.1f ms  p99.9 %.1f ms", $4/1000, $6/1000, $7/1000}')
       reads=$(awk -v a="$r0" -v b="$r1" -v n="${ops:-0}" 'BEGIN { if (n > 0 && a != "" && b != "") printf "  %.2f disk reads/GET", (b - a) / n }')
-      printf '%-18s %-6s p%-3s %-18s %s  server cpu %.1fs%s\n' "$name" "${mode:---unif}" $p "${rate#= }" "$lat" "$(echo "$c1 - $c0" | bc)" "$reads"
+      printf '%-18s %-6s p%-3s %-18s %s  server cpu %.1fs%s  steal %s%%\n' "$name" "${mode:---unif}" $p "${rate#= }" "$lat" "$(echo "$c1 - $c0" | bc)" "$reads" "$(steal_share $t0 $s0 $t1 $s1)"
     done
   done
   (redis-cli -p $PORT info stats 2>/dev/null | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
