@@ -53,6 +53,14 @@ public class CompactionPolicyTests
             Assert.That(log.TailAddress, Is.EqualTo(tailBefore), "nothing rewritten");
             Assert.That(c.Execute("INFO", "stats").Text, Does.Contain("compaction_runs_skipped:1"));
 
+            // COMPACT while a periodic run samples: it runs after that run skips, not in its place.
+            var periodic = compaction.RunAsync(onlyIfWorthwhile: true);
+            var forced = compaction.RunAsync();
+            Assert.That((await periodic).Skipped, Is.True);
+            var forcedResult = await forced;
+            Assert.That(forcedResult.Skipped, Is.False, "COMPACT is never skipped");
+            Assert.That(forcedResult.Copied, Is.GreaterThan(0));
+
             // A few hot keys overwritten until the log is well over twice the live data: the oldest range is still all
             // live (the cold keys), but the run now pays, because the garbage behind it can only go after it.
             for (int round = 1; round <= 200; round++)

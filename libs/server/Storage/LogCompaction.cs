@@ -142,6 +142,7 @@ public sealed class LogCompaction : IDisposable
         double liveBytes = liveKeys * sample.MeanLiveRecordBytes;
         return liveBytes <= 0 || logBytes > MaxSpaceAmplification * liveBytes;
     }
+
     public CompactionResult Last { get; private set; }
     /// <summary>True while a run is in progress.</summary>
     public bool InProgress { get { lock (_gate) return _running is { IsCompleted: false }; } }
@@ -157,6 +158,7 @@ public sealed class LogCompaction : IDisposable
     private bool _quietPassDone;
     private bool _distrustVerdicts;
     private bool _runningQuiet; // _running is a quiet expiry pass (under _gate)
+    private bool _runningSampled; // _running may skip its copies (a periodic run: onlyIfWorthwhile), under _gate
 
     private void Tick()
     {
@@ -175,6 +177,7 @@ public sealed class LogCompaction : IDisposable
                     if (_stopped || _running is { IsCompleted: false }) return;
                     _quietPassDone = true;
                     _runningQuiet = true;
+                    _runningSampled = false;
                     _running = RunGuardedAsync(_cancel.Token, quietPass: true);
                 }
                 return;
@@ -186,6 +189,7 @@ public sealed class LogCompaction : IDisposable
             {
                 if (_stopped || _running is { IsCompleted: false }) return; // never queue behind a run in progress
                 _runningQuiet = false;
+                _runningSampled = true;
                 _running = RunGuardedAsync(_cancel.Token, onlyIfWorthwhile: true);
             }
         }
@@ -201,9 +205,13 @@ public sealed class LogCompaction : IDisposable
         {
             // A quiet expiry pass in progress is not a compaction: start one after it.
             if (_running is { IsCompleted: false } && _runningQuiet) return _running.ContinueWith(_ => RunAsync(onlyIfWorthwhile), TaskScheduler.Default).Unwrap();
+            // COMPACT joining a periodic run that may skip: if it does, COMPACT runs after it.
+            if (_running is { IsCompleted: false } && _runningSampled && !onlyIfWorthwhile)
+                return _running.ContinueWith(t => t.IsCompletedSuccessfully && t.Result.Skipped ? RunAsync() : t, TaskScheduler.Default).Unwrap();
             if (_running is { IsCompleted: false }) return _running;
             if (_stopped) return Task.FromCanceled<CompactionResult>(new CancellationToken(true));
             _runningQuiet = false;
+            _runningSampled = onlyIfWorthwhile;
             return _running = RunGuardedAsync(_cancel.Token, onlyIfWorthwhile: onlyIfWorthwhile);
         }
     }
