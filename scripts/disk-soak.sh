@@ -5,9 +5,12 @@
 # Servers run one after the other, each on a fresh directory. Run from a clone after a Release build:
 #   bash scripts/disk-soak.sh ours ours=/path/to/other/clone
 # Environment: KEYS (default 2000000), ROUNDS (default 10), RUN_SECONDS (default 10), PORT (default 7411),
-# DATA (default /tmp/disk-soak). Text after ':' in a server name is passed to that server.
+# DATA (default /tmp/disk-soak), SAVE (the servers' --save rules, default "" for none; SAVE=default leaves the server's
+# own default, "3600 1 300 100 60 10000", so the checkpoint after the load falls inside the runs). Text after ':' in a
+# server name is passed to that server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SAVE=${SAVE-}; save_args=(--save "$SAVE"); [ "$SAVE" = default ] && save_args=()
 KEYS=${KEYS:-2000000}; ROUNDS=${ROUNDS:-10}; SECS=${RUN_SECONDS:-10}; PORT=${PORT:-7411}; DATA=${DATA:-/tmp/disk-soak}
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
 [ $# -ge 1 ] || { sed -n '2,8p' "$0"; exit 2; }
@@ -20,7 +23,7 @@ for spec in "$@"; do
   name=${spec%%:*}; extra=""; [[ $spec == *:* ]] && extra=${spec#*:}
   root=.; [[ $name == ours=* ]] && root=${name#ours=}
   dir=$DATA/run; rm -rf "$dir"; mkdir -p "$dir"
-  setsid dotnet "$root/main/GarnetServer/bin/Release/net10.0/GarnetServer.dll" --port $PORT --dir "$dir" --save "" --memory 64mb --loglevel warning $extra >"$dir.log" 2>&1 &
+  setsid dotnet "$root/main/GarnetServer/bin/Release/net10.0/GarnetServer.dll" --port $PORT --dir "$dir" "${save_args[@]}" --memory 64mb --loglevel warning $extra >"$dir.log" 2>&1 &
   for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
   PID=$(ss -ltnpH "sport = :$PORT" | grep -oE 'pid=[0-9]+' | head -1 | cut -d= -f2)
   start=$(date +%s)
@@ -32,9 +35,9 @@ for spec in "$@"; do
     c1=$(cpu_seconds $PID); read -r t1 s1 < <(cpu_ticks)
     rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
     p99=$(echo "$out" | awk '/^GET /{printf "%.1f", $6/1000}')
-    printf '%-24s t=%4ss  %-16s p99 %5s ms  server cpu %5.1fs  steal %4s%%  compaction runs %s skipped %s running %s ms\n' "$spec" \
+    printf '%-24s t=%4ss  %-16s p99 %5s ms  server cpu %5.1fs  steal %4s%%  compaction runs %s skipped %s running %s ms  saving %s changes %s\n' "$spec" \
       $(( $(date +%s) - start )) "${rate#= }" "$p99" "$(echo "$c1 - $c0" | bc)" "$(steal_share $t0 $s0 $t1 $s1)" "$(stat_of compaction_runs)" \
-      "$(stat_of compaction_runs_skipped)" "$(stat_of compaction_running_ms)"
+      "$(stat_of compaction_runs_skipped)" "$(stat_of compaction_running_ms)" "$(stat_of rdb_bgsave_in_progress)" "$(stat_of rdb_changes_since_last_save)"
   done
   kill $PID; while kill -0 $PID 2>/dev/null; do sleep 0.2; done
   rm -rf "$dir"
