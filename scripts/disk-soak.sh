@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 SAVE=${SAVE-}; save_args=(--save "$SAVE"); [ "$SAVE" = default ] && save_args=()
 KEYS=${KEYS:-2000000}; ROUNDS=${ROUNDS:-10}; SECS=${RUN_SECONDS:-10}; PORT=${PORT:-7411}; DATA=${DATA:-/tmp/disk-soak}
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
-[ $# -ge 1 ] || { sed -n '2,8p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,10p' "$0"; exit 2; }
 cpu_seconds() { awk '{ sub(/^.*\) /, ""); print ($12 + $13) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
 steal_share() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (c > a) printf "%.1f", (d - b) * 100 / (c - a); else printf "0" }'; }
