@@ -22,7 +22,7 @@ disk_reads() { redis-cli -p $PORT info stats 2>/dev/null | tr -d '\r' | awk -F: 
 # The machine's CPU ticks (all states) and the ticks the hypervisor stole, from /proc/stat: a VM whose host throttles it
 # loses its vCPUs for 10-20 ms at a time, and every request in flight then waits that long (docs/performance.md,
 # "Issue 14, session 23").
-cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
+machine_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
 steal_share() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (c > a) printf "%.1f", (d - b) * 100 / (c - a); else printf "0" }'; }
 
 start_server() { # name[:extra server args] -> sets PID
@@ -59,10 +59,10 @@ for name in "$@"; do
   printf '%s after the load: %s\n' "$name" "$(redis-cli -p $PORT info memory 2>/dev/null | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
   for mode in "" "--zipf"; do
     for p in 1 16; do
-      c0=$(cpu_seconds $PID); r0=$(disk_reads); read -r t0 s0 < <(cpu_ticks)
+      c0=$(cpu_seconds $PID); r0=$(disk_reads); read -r t0 s0 < <(machine_ticks)
       out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 --threads 50 --batchsize $p \
              --runtime $SECONDS_PER_RUN --skipload $mode 2>&1 || true)
-      c1=$(cpu_seconds $PID); r1=$(disk_reads); read -r t1 s1 < <(cpu_ticks)
+      c1=$(cpu_seconds $PID); r1=$(disk_reads); read -r t1 s1 < <(machine_ticks)
       rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
       ops=$(echo "$out" | grep -oE "[0-9,]+ ops in" | head -1 | tr -d ', opsin')
       # GET ops mean p50 p90 p99 p99.9 ... (microseconds)

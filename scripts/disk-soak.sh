@@ -15,7 +15,7 @@ KEYS=${KEYS:-2000000}; ROUNDS=${ROUNDS:-10}; SECS=${RUN_SECONDS:-10}; PORT=${POR
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
 [ $# -ge 1 ] || { sed -n '2,10p' "$0"; exit 2; }
 cpu_seconds() { awk '{ sub(/^.*\) /, ""); print ($12 + $13) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
+machine_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
 steal_share() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (c > a) printf "%.1f", (d - b) * 100 / (c - a); else printf "0" }'; }
 stat_of() { redis-cli -p $PORT info 2>/dev/null | tr -d '\r' | awk -F: -v k="$1" '$1 == k { print $2 }'; }
 if ss -ltnH "sport = :$PORT" | grep -q .; then echo "port $PORT is in use"; exit 1; fi
@@ -29,10 +29,10 @@ for spec in "$@"; do
   start=$(date +%s)
   $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
   for round in $(seq $ROUNDS); do
-    c0=$(cpu_seconds $PID); read -r t0 s0 < <(cpu_ticks)
+    c0=$(cpu_seconds $PID); read -r t0 s0 < <(machine_ticks)
     out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 --threads 50 --batchsize 1 \
            --runtime $SECS --skipload 2>&1 || true)
-    c1=$(cpu_seconds $PID); read -r t1 s1 < <(cpu_ticks)
+    c1=$(cpu_seconds $PID); read -r t1 s1 < <(machine_ticks)
     rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
     p99=$(echo "$out" | awk '/^GET /{printf "%.1f", $6/1000}')
     printf '%-24s t=%4ss  %-16s p99 %5s ms  server cpu %5.1fs  steal %4s%%  compaction runs %s skipped %s running %s ms  saving %s changes %s\n' "$spec" \

@@ -41,9 +41,8 @@ internal static class LiveShareSampler
                 long page = firstPage + pages * w / windows;
                 if (page == lastPage) continue; // fewer pages than windows
                 lastPage = page;
-                long start = Math.Max(log.PageStart(page), from);
                 // Records begin at page starts (the log's first page at its first valid address) and at BeginAddress.
-                if (start != log.PageStart(page) && start != from) continue;
+                long start = Math.Max(log.PageStart(page), from);
                 long end = Math.Min(Math.Min(start + windowBytes, log.PageStart(page + 1)), until);
                 if (end <= start) continue;
                 cancel.ThrowIfCancellationRequested();
@@ -65,7 +64,7 @@ internal static class LiveShareSampler
                     if (examined++ == perWindow) break;
                     windowEnd = address + record.Length;
                     records++;
-                    if (IteratorScan.IsTombstone(record) || IsExpired(store, record)) continue;
+                    if (IteratorScan.IsTombstone(record) || IteratorScan.ExpiredBy(record, store.Clock())) continue;
                     if (!await KeyIterator.IsNewestKeyRecordBelowAsync(store, IteratorScan.KeyOf(record), address, long.MaxValue).ConfigureAwait(false))
                         continue;
                     live += record.Length;
@@ -78,10 +77,5 @@ internal static class LiveShareSampler
             return new LiveShareSample(sampled, live, records, liveRecords);
         }
         finally { store.IteratorStopped(); }
-    }
-
-    private static unsafe bool IsExpired(KVStore store, byte[] record)
-    {
-        fixed (byte* r = record) return store.IsExpired(r);
     }
 }
