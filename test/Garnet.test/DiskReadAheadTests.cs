@@ -80,6 +80,59 @@ public class DiskReadAheadTests : ServerFixture
         Assert.That(waited, Is.EqualTo(0), "no command waited for the disk on its thread");
     }
 
+    // Keys s:21000 and up are on disk and read by no other test here (the read admission remembers misses).
+    [Test, CancelAfter(120_000)]
+    public void AKeyReadOnceStaysOutOfMemoryAndASecondMissBringsItIn()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        var log = _server.Server.Server.Store.Store.Log;
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread");
+        const string key = "s:21000";
+        long reads = Info(c, "disk_reads"), tail = log.TailAddress;
+        Assert.That(c.Execute("GET", key).Text, Is.EqualTo(Value(21000)));
+        Assert.That(Info(c, "disk_reads") - reads, Is.EqualTo(1), "read from disk");
+        Assert.That(log.TailAddress, Is.EqualTo(tail), "a key missed once is answered without a copy to the tail");
+
+        reads = Info(c, "disk_reads");
+        Assert.That(c.Execute("GET", key).Text, Is.EqualTo(Value(21000)));
+        Assert.That(Info(c, "disk_reads") - reads, Is.EqualTo(1), "still on disk");
+        Assert.That(log.TailAddress, Is.GreaterThan(tail), "the second miss copied it to the tail");
+
+        reads = Info(c, "disk_reads");
+        Assert.That(c.Execute("GET", key).Text, Is.EqualTo(Value(21000)));
+        Assert.That(c.Execute("STRLEN", key).Integer, Is.EqualTo(Value(21000).Length));
+        Assert.That(Info(c, "disk_reads") - reads, Is.EqualTo(0), "now answered from memory");
+        Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0));
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void ReadsOfKeysKeptOutOfMemoryRepeatAndOverflowWithoutWaitingOnTheThread()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        long waitedBefore = Info(c, "disk_reads_waited_on_thread"), readsBefore = Info(c, "disk_reads");
+        // One key twice in one command and in two pipelined commands, then a write on it; then more keys in one MGET
+        // than a session keeps out of memory (the rest are copied to the tail as before).
+        c.Send("MGET", "s:22000", "s:22000");
+        c.Send("GET", "s:22001");
+        c.Send("GET", "s:22001");
+        c.Send("STRLEN", "s:22002");
+        c.Send("APPEND", "s:22002", "!");
+        c.Send("GET", "s:22002");
+        var many = Enumerable.Range(22100, 120).Select(i => "s:" + i).ToArray();
+        c.Send(["MGET", .. many]);
+        c.Send("GET", "s:22003");
+        Assert.That(c.Read().Elements!.Select(e => e.Text), Is.EqualTo(new[] { Value(22000), Value(22000) }));
+        Assert.That(c.Read().Text, Is.EqualTo(Value(22001)));
+        Assert.That(c.Read().Text, Is.EqualTo(Value(22001)));
+        Assert.That(c.Read().Integer, Is.EqualTo(Value(22002).Length));
+        Assert.That(c.Read().Integer, Is.EqualTo(Value(22002).Length + 1));
+        Assert.That(c.Read().Text, Is.EqualTo(Value(22002) + "!"));
+        Assert.That(c.Read().Elements!.Select(e => e.Text), Is.EqualTo(Enumerable.Range(22100, 120).Select(Value)));
+        Assert.That(c.Read().Text, Is.EqualTo(Value(22003)));
+        Assert.That(Info(c, "disk_reads") - readsBefore, Is.GreaterThanOrEqualTo(124), "the keys were read from disk");
+        Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0), "no command waited for the disk on its thread");
+    }
+
     [Test, CancelAfter(120_000)]
     public void ExecReadsItsQueuedKeysBeforeItRuns()
     {

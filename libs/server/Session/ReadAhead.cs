@@ -1,5 +1,6 @@
 // ReadAhead: keeps a connection's thread from waiting on the disk. Before a command runs, the records of its keys that
-// are on disk are read into memory (StorageSession.ReadAhead, which copies them to the log's tail); the request is left
+// are on disk are read into memory (StorageSession.ReadAhead, which copies them to the log's tail, or for a read-only
+// command keeps a record the read admission leaves out in the storage session until the command has run); the request is left
 // unconsumed, the connection awaits the reads without a thread, and then parses and runs the same request again, now
 // from memory. While the reads are issued, the requests already received behind it (a pipeline) are parsed too and
 // their keys read as well, so one connection keeps many reads in flight.
@@ -91,6 +92,7 @@ internal sealed class ReadAhead
     /// <summary>The current request has been executed (or refused): the next one is read ahead again.</summary>
     public void Executed()
     {
+        _session.Storage.ReadAheadRequestDone();
         _done = false;
         _blocksDone = false;
         _blocksWaiting = false;
@@ -111,7 +113,8 @@ internal sealed class ReadAhead
         }
         var keys = cmd.KeysOf(_session);
         byte kind = ObjectKindNeeded(cmd);
-        for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i), kind);
+        bool forRead = (cmd.Flags & CommandFlags.ReadOnly) != 0;
+        for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i), kind, forRead);
         return any;
     }
 

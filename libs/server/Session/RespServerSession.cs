@@ -403,6 +403,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             switch (status)
             {
                 case ParseStatus.Incomplete:
+                    // Every request read ahead has run: give back the records ReadAhead kept for them.
+                    if (_readAhead is not null) _storage?.ReadAheadIdle();
                     return ProcessResult.NeedMoreData;
                 case ParseStatus.Empty:
                     input.Start += consumed;

@@ -128,11 +128,20 @@ public sealed class StorageSession : IDisposable
     /// started. ReadAheadDone completes once every started read has.</summary>
     /// <remarks>objectKind (StoreSession.Prefetch): what the command needs of an object record, 0 for anything,
     /// StoreSession.HeaderOnly for its type only, an ObjectKind for a collection command (which reads through the
-    /// collection session, so the header of a record of another type is remembered there and answers WRONGTYPE).</remarks>
-    public bool ReadAhead(ReadOnlySpan<byte> key, byte objectKind = 0) =>
+    /// collection session, so the header of a record of another type is remembered there and answers WRONGTYPE).
+    /// forRead: the command only reads its keys, so a small string record is brought into memory only when the read
+    /// admission lets it in, and is otherwise kept in the session until the command has read it (StoreSession.Prefetch);
+    /// the caller then calls ReadAheadRequestDone after the request and ReadAheadIdle once its input is all consumed.</remarks>
+    public bool ReadAhead(ReadOnlySpan<byte> key, byte objectKind = 0, bool forRead = false) =>
         objectKind is >= (byte)Garnet.server.Objects.ObjectKind.List and <= (byte)Garnet.server.Objects.ObjectKind.Stream
             ? Objects().Prefetch(StoredKey(key), objectKind).IsPending()
-            : _session.Prefetch(StoredKey(key), objectKind).IsPending();
+            : _session.Prefetch(StoredKey(key), objectKind, forRead).IsPending();
+
+    /// <summary>A request that was read ahead has run: the records it read from those ReadAhead kept are given back.</summary>
+    public void ReadAheadRequestDone() => _session.ForgetUsedRecords();
+
+    /// <summary>Every request read ahead has run: whatever ReadAhead still keeps is given back.</summary>
+    public void ReadAheadIdle() => _session.ForgetRememberedRecords();
 
     /// <summary>Completes when the reads ReadAhead started are done (no thread waits meanwhile).</summary>
     public Task ReadAheadDone() => _objects is { PendingCount: > 0 } objects

@@ -47,6 +47,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public long Expiration;
         public bool OnlyIfExpired;    // Delete: only a key whose newest record has expired
         public byte PrefetchKind;     // Prefetch: the object kind the caller needs (0: any; see Prefetch)
+        public bool PrefetchForRead;  // Prefetch: only reads follow (the read admission decides whether to copy)
         public TInput Input = default!;
         public TOutput Output = default!;
         public ulong Hash;
@@ -141,8 +142,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.NotFound || (search == KVStore.Search.OnDisk && KnownAbsent(hash, entry, address))) return Status.NotFound;
             if (search == KVStore.Search.OnDisk)
             {
-                if (KnownHeader(key, hash, entry, address) is { } header && TryReadHeader(header, ref input, ref output, out var answered))
-                    return answered;
+                var known = KnownHeader(key, hash, entry, address);
+                if (!known.IsEmpty && TryReadHeader(known, ref input, ref output, out var answered)) return answered;
                 return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
             }
             ref ulong info = ref RecordLayout.Info(rec);
@@ -212,48 +213,46 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     /// <remarks>objectKind: the object kind (IObjectSerializer.KindOf) the command will need, 0 for any,
     /// <see cref="RecordRef.HeaderOnly"/> for none. An object record on disk tagged with another kind is not loaded nor copied: its
     /// header is remembered instead (see KnownHeader), and the command's Read or RMW that follows answers from it when the
-    /// callbacks can do without the object (IStoreFunctions.NeedsObject), e.g. WRONGTYPE or TYPE, without the disk.</remarks>
-    public Status Prefetch(ReadOnlySpan<byte> key, byte objectKind = 0)
+    /// callbacks can do without the object (IStoreFunctions.NeedsObject), e.g. WRONGTYPE or TYPE, without the disk.
+    /// forRead: the operations that follow only read the key (Read). A small non-object record is then copied to the tail
+    /// only when the read admission lets it in (ReadAdmission: a key missed twice); otherwise its bytes are kept in this
+    /// session (RememberedRecords) and the Read answers from them, so keys read once do not push hot ones out of memory.
+    /// The caller gives them back with ForgetUsedRecords after the request and ForgetRememberedRecords when idle.</remarks>
+    public Status Prefetch(ReadOnlySpan<byte> key, byte objectKind = 0, bool forRead = false)
     {
         _store.Epoch.Acquire();
-        try { return PrefetchCore(key, KeyHashOf(key), objectKind); }
+        try { return PrefetchCore(key, KeyHashOf(key), objectKind, forRead); }
         finally { _store.Epoch.Release(); }
     }
 
 
-    // Headers of object records a Prefetch read from disk without their objects: (hash, chain entry, where the chain left
-    // memory, the record's bytes). Trusted under the same check as _absent: while the chain still starts at that entry
-    // and leaves memory at that address, that disk record is still the key's newest. A small ring, as _absent.
-    // Made on first use (most sessions never need it).
-    private (ulong Hash, long Entry, long FirstDisk, byte[]? Record)[]? _headers;
-    private int _headerNext;
-    private const int RememberedHeaders = 64;
+    // Records a Prefetch read from disk and kept as bytes for the operation that follows (RememberedRecords.cs): headers
+    // of object records read without their objects, and small records the read admission kept out of memory.
+    private readonly RememberedRecords _remembered = new();
 
-    private byte[]? KnownHeader(ReadOnlySpan<byte> key, ulong hash, long entry, long firstDisk)
-    {
-        if (_headers is null) return null;
-        foreach (var h in _headers)
-            if (h.Record is not null && h.Hash == hash && h.Entry == entry && h.FirstDisk == firstDisk && entry != 0)
-                fixed (byte* rec = h.Record)
-                    if (RecordLayout.Key(rec).SequenceEqual(key)) return h.Record;
-        return null;
-    }
+    private ReadOnlySpan<byte> KnownHeader(ReadOnlySpan<byte> key, ulong hash, long entry, long firstDisk) =>
+        _remembered.Find(key, hash, entry, firstDisk);
 
-    private void RememberHeader(PendingOp op, byte* diskRecord)
-    {
-        _headers ??= new (ulong, long, long, byte[]?)[RememberedHeaders];
-        _headers[_headerNext] = (op.Hash, op.EntryAddress, op.FirstDiskAddress, new ReadOnlySpan<byte>(diskRecord, RecordLayout.TotalSize(diskRecord)).ToArray());
-        _headerNext = (_headerNext + 1) % _headers.Length;
-    }
+    private void RememberHeader(PendingOp op, byte* diskRecord) =>
+        _remembered.KeepHeader(op.Hash, op.EntryAddress, op.FirstDiskAddress, diskRecord);
+
+    /// <summary>Whole records read ahead for reads and kept out of memory by the admission, not yet given back.</summary>
+    public int RememberedRecords => _remembered.WholeRecords;
+
+    /// <summary>The request that read ahead has run: the records it read from what Prefetch kept are given back.</summary>
+    public void ForgetUsedRecords() => _remembered.ForgetUsed();
+
+    /// <summary>Nothing read ahead is still to run (the connection's input is all consumed): every kept record is given back.</summary>
+    public void ForgetRememberedRecords() => _remembered.ForgetAll();
 
     /// <summary>A Read answered from a remembered header: false when it needs the object (or the record has expired
     /// since, which the disk path reports properly).</summary>
-    private bool TryReadHeader(byte[] header, ref TInput input, ref TOutput output, out Status status)
+    private bool TryReadHeader(ReadOnlySpan<byte> header, ref TInput input, ref TOutput output, out Status status)
     {
         status = Status.NotFound;
         fixed (byte* rec = header)
         {
-            if (_store.IsExpired(rec) || _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec))) return false;
+            if (_store.IsExpired(rec) || (RecordLayout.IsObject(rec) && _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec)))) return false;
             var rr = new RecordRef(rec, (object?)null);
             status = _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
             return true;
@@ -262,11 +261,11 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     /// <summary>An RMW answered from a remembered header when it changes nothing (NeedCopyUpdate says no, e.g. WRONGTYPE);
     /// false: go to the disk (the callbacks then run again on the record read there).</summary>
-    private bool TryRmwHeader(byte[] header, ref TInput input, ref TOutput output)
+    private bool TryRmwHeader(ReadOnlySpan<byte> header, ref TInput input, ref TOutput output)
     {
         fixed (byte* rec = header)
         {
-            if (_store.IsExpired(rec) || _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec))) return false;
+            if (_store.IsExpired(rec) || (RecordLayout.IsObject(rec) && _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec)))) return false;
             var rr = new RecordRef(rec, (object?)null);
             return !_functions.NeedCopyUpdate(ref rr, ref input, ref output, out _, out _);
         }
@@ -292,14 +291,15 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         _absentNext = (_absentNext + 1) % _absent.Length;
     }
 
-    private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash, byte objectKind)
+    private Status PrefetchCore(ReadOnlySpan<byte> key, ulong hash, byte objectKind, bool forRead)
     {
         if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
         var search = _store.FindInMemory(key, entry, 0, out long address, out _);
         if (search != KVStore.Search.OnDisk) return search == KVStore.Search.NotFound ? Status.NotFound : Status.Found;
+        if (forRead && _remembered.HasWhole(key, hash, entry, address)) return Status.Found; // a Read answers from the bytes
         TInput noInput = default!;
         TOutput noOutput = default!;
-        return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0, prefetchKind: objectKind);
+        return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0, prefetchKind: objectKind, prefetchForRead: forRead);
     }
 
     private enum Region { Mutable, Fuzzy, Immutable }
@@ -544,7 +544,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (onlyIfExpired && !lookOnDisk) return Status.NotFound;
                 // A header a prefetch remembered (a live object record on disk, still the key's newest): the tombstone
                 // needs nothing more from the disk.
-                if (!onlyIfExpired && KnownHeader(key, hash, entry, address) is { } header)
+                var header = onlyIfExpired ? default : KnownHeader(key, hash, entry, address);
+                if (!header.IsEmpty)
                     fixed (byte* known = header)
                     {
                         bool knownExpired = _store.IsExpired(known);
@@ -630,7 +631,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             var search = _store.FindInMemory(key, entry, 0, out long address, out byte* rec);
             if (search == KVStore.Search.OnDisk && !KnownAbsent(hash, entry, address))
             {
-                if (KnownHeader(key, hash, entry, address) is { } header && TryRmwHeader(header, ref input, ref output)) return Status.Found;
+                var header = KnownHeader(key, hash, entry, address);
+                if (!header.IsEmpty && TryRmwHeader(header, ref input, ref output)) return Status.Found;
                 return GoPending(OpKind.Rmw, key, hash, entry, address, ref input, ref output, null, 0);
             }
 
@@ -920,7 +922,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     // ------------------------------------------------------------------------------------------------------
 
     private Status GoPending(OpKind kind, ReadOnlySpan<byte> key, ulong hash, long entry, long diskAddress,
-        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false, byte prefetchKind = 0, byte valueKind = 0)
+        ref TInput input, ref TOutput output, ReadOnlySpan<byte> value, long expiration, object? obj = null, bool onlyIfExpired = false, byte prefetchKind = 0, byte valueKind = 0, bool prefetchForRead = false)
     {
         var op = _rearm;
         if (op is null)
@@ -934,6 +936,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             op.Expiration = expiration;
             op.OnlyIfExpired = onlyIfExpired; // a restart re-arms the same op: the flag stays
             op.PrefetchKind = prefetchKind;
+            op.PrefetchForRead = prefetchForRead;
             op.Hash = hash;
             op.Error = null;
             op.Input = input;
@@ -1182,7 +1185,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 case OpKind.Read: status = ReadCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
                 case OpKind.Upsert: status = UpsertCore(op.Key, op.Hash, op.Value, op.ValueObject, op.Expiration, op.ValueKind); break;
                 case OpKind.Delete: status = DeleteCore(op.Key, op.Hash, op.OnlyIfExpired); break;
-                case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash, op.PrefetchKind); break;
+                case OpKind.Prefetch: status = PrefetchCore(op.Key, op.Hash, op.PrefetchKind, op.PrefetchForRead); break;
                 default: status = RmwCore(op.Key, op.Hash, ref op.Input, ref op.Output); break;
             }
         }
@@ -1229,7 +1232,13 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             }
             case OpKind.Prefetch:
                 if (live && !expired && op.Object is null && RecordLayout.IsObject(diskRecord)) RememberHeader(op, diskRecord);
-                else if (live && !expired && _store.Settings.CopyReadsFromDiskToTail) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                else if (live && !expired && _store.Settings.CopyReadsFromDiskToTail)
+                {
+                    // A key read once stays out of memory: its bytes wait here for the Read that follows.
+                    bool keptOut = op.PrefetchForRead && !RecordLayout.IsObject(diskRecord) && !_store.Admission.AdmitAfterMiss(op.Hash)
+                        && _remembered.TryKeepWhole(op.Hash, entry, op.FirstDiskAddress, diskRecord);
+                    if (!keptOut) CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                }
                 else if (diskRecord == null) RememberAbsent(op);
                 return true;
             case OpKind.Upsert:
