@@ -47,12 +47,6 @@ internal sealed unsafe class RememberedRecords
     private int _whole; // whole records held
     private int _used;  // of which read
 
-    /// <summary>Whole records held.</summary>
-    public int WholeRecords => _whole;
-
-    /// <summary>Bytes the arena holds (for tests).</summary>
-    public int ArenaSize => _arena.Length;
-
     /// <summary>The bytes kept for key at (entry, firstDisk), or empty; marks a whole record used. Valid until the next
     /// call that keeps or forgets.</summary>
     public ReadOnlySpan<byte> Find(ReadOnlySpan<byte> key, ulong hash, long entry, long firstDisk)

@@ -227,26 +227,24 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
 
     // Records a Prefetch read from disk and kept as bytes for the operation that follows (RememberedRecords.cs): headers
-    // of object records read without their objects, and small records the read admission kept out of memory.
-    private readonly RememberedRecords _remembered = new();
+    // of object records read without their objects, and small records the read admission kept out of memory. Made on
+    // first use (most sessions never need it).
+    private RememberedRecords? _remembered;
 
     private ReadOnlySpan<byte> KnownHeader(ReadOnlySpan<byte> key, ulong hash, long entry, long firstDisk) =>
-        _remembered.Find(key, hash, entry, firstDisk);
+        _remembered is null ? default : _remembered.Find(key, hash, entry, firstDisk);
 
     private void RememberHeader(PendingOp op, byte* diskRecord) =>
-        _remembered.KeepHeader(op.Hash, op.EntryAddress, op.FirstDiskAddress, diskRecord);
-
-    /// <summary>Whole records read ahead for reads and kept out of memory by the admission, not yet given back.</summary>
-    public int RememberedRecords => _remembered.WholeRecords;
+        (_remembered ??= new()).KeepHeader(op.Hash, op.EntryAddress, op.FirstDiskAddress, diskRecord);
 
     /// <summary>The request that read ahead has run: the records it read from what Prefetch kept are given back.</summary>
-    public void ForgetUsedRecords() => _remembered.ForgetUsed();
+    public void ForgetUsedRecords() => _remembered?.ForgetUsed();
 
     /// <summary>Nothing read ahead is still to run (the connection's input is all consumed): every kept record is given back.</summary>
-    public void ForgetRememberedRecords() => _remembered.ForgetAll();
+    public void ForgetRememberedRecords() => _remembered?.ForgetAll();
 
-    /// <summary>A Read answered from a remembered header: false when it needs the object (or the record has expired
-    /// since, which the disk path reports properly).</summary>
+    /// <summary>A Read answered from a remembered record (an object record's header, or a whole small record): false when
+    /// it needs the object (or the record has expired since, which the disk path reports properly).</summary>
     private bool TryReadHeader(ReadOnlySpan<byte> header, ref TInput input, ref TOutput output, out Status status)
     {
         status = Status.NotFound;
@@ -296,7 +294,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         if (!_index.TryFind(hash, out _, out long entry)) return Status.NotFound;
         var search = _store.FindInMemory(key, entry, 0, out long address, out _);
         if (search != KVStore.Search.OnDisk) return search == KVStore.Search.NotFound ? Status.NotFound : Status.Found;
-        if (forRead && _remembered.HasWhole(key, hash, entry, address)) return Status.Found; // a Read answers from the bytes
+        if (forRead && _remembered is { } kept && kept.HasWhole(key, hash, entry, address)) return Status.Found; // a Read answers from the bytes
         TInput noInput = default!;
         TOutput noOutput = default!;
         return GoPending(OpKind.Prefetch, key, hash, entry, address, ref noInput, ref noOutput, null, 0, prefetchKind: objectKind, prefetchForRead: forRead);
@@ -1236,7 +1234,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 {
                     // A key read once stays out of memory: its bytes wait here for the Read that follows.
                     bool keptOut = op.PrefetchForRead && !RecordLayout.IsObject(diskRecord) && !_store.Admission.AdmitAfterMiss(op.Hash)
-                        && _remembered.TryKeepWhole(op.Hash, entry, op.FirstDiskAddress, diskRecord);
+                        && (_remembered ??= new()).TryKeepWhole(op.Hash, entry, op.FirstDiskAddress, diskRecord);
                     if (!keptOut) CopyToTail(slot, tag, entry, diskRecord, op.Object);
                 }
                 else if (diskRecord == null) RememberAbsent(op);
