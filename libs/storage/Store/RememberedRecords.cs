@@ -2,8 +2,7 @@
 // for the operation that follows: the header of an object record read without its object, and a whole small record the
 // read admission did not let into memory (a key missed once, ReadAdmission). One session's, not thread-safe.
 // Invariants:
-//  - An entry is trusted only while the key's chain still starts at its entry and leaves memory at FirstDisk: a newer
-//    record of the key would have changed the entry or lie above that address on the walk, so the bytes are its newest.
+//  - An entry is trusted only at its ChainPosition (below), as the session's ring of keys known absent is.
 //  - Whole records live in one arena per session, bounded (MaxWholeRecordBytes each, WholeCapacity records, ArenaBytes in
 //    all), and never overwrite one another: when one does not fit, the caller copies it to the tail as before, so an
 //    operation read ahead never has to wait for the disk again. The arena is reused once no whole record is held
@@ -13,6 +12,18 @@
 using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
+
+/// <summary>
+/// Where a Prefetch found a key's chain: its hash, the index entry the chain started at, and the address where it left
+/// memory. What the Prefetch learned there (the key's newest record on disk, or that it has none) holds while a later
+/// walk still starts at that entry and leaves memory at that address: a newer record of the key would have changed the
+/// entry or lie above that address on the walk.
+/// </summary>
+internal readonly record struct ChainPosition(ulong Hash, long Entry, long FirstDisk)
+{
+    /// <summary>True when a walk of hash that started at entry and left memory at firstDisk is at this position.</summary>
+    public bool Is(ulong hash, long entry, long firstDisk) => Hash == hash && Entry == entry && FirstDisk == firstDisk && entry != 0;
+}
 
 internal sealed unsafe class RememberedRecords
 {
@@ -29,9 +40,7 @@ internal sealed unsafe class RememberedRecords
 
     private struct Entry
     {
-        public ulong Hash;
-        public long ChainEntry;
-        public long FirstDisk;
+        public ChainPosition At;
         public byte[]? Header; // an object record's header, exactly sized
         public int Offset;     // a whole record: where in the arena (Length > 0)
         public int Length;
@@ -69,7 +78,7 @@ internal sealed unsafe class RememberedRecords
         for (int i = 0; i < _entries.Length; i++)
         {
             ref var e = ref _entries[i];
-            if (e.Free || (wholeOnly && !e.Whole) || e.Hash != hash || e.ChainEntry != entry || e.FirstDisk != firstDisk) continue;
+            if (e.Free || (wholeOnly && !e.Whole) || !e.At.Is(hash, entry, firstDisk)) continue;
             var bytes = e.Whole ? _arena.AsSpan(e.Offset, e.Length) : e.Header;
             fixed (byte* rec = bytes)
                 if (RecordLayout.Key(rec).SequenceEqual(key)) return i;
@@ -85,7 +94,7 @@ internal sealed unsafe class RememberedRecords
         {
             int i = (_nextHeader + n) % _entries.Length;
             if (_entries[i].Whole) continue;
-            _entries[i] = new Entry { Hash = hash, ChainEntry = entry, FirstDisk = firstDisk, Header = new ReadOnlySpan<byte>(record, size).ToArray() };
+            _entries[i] = new Entry { At = new(hash, entry, firstDisk), Header = new ReadOnlySpan<byte>(record, size).ToArray() };
             _nextHeader = (i + 1) % _entries.Length;
             return;
         }
@@ -107,7 +116,7 @@ internal sealed unsafe class RememberedRecords
             _arena = grown;
         }
         new ReadOnlySpan<byte>(record, size).CopyTo(_arena.AsSpan(_arenaUsed));
-        _entries[slot] = new Entry { Hash = hash, ChainEntry = entry, FirstDisk = firstDisk, Offset = _arenaUsed, Length = size };
+        _entries[slot] = new Entry { At = new(hash, entry, firstDisk), Offset = _arenaUsed, Length = size };
         _arenaUsed += size;
         _whole++;
         return true;

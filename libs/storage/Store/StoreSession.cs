@@ -269,23 +269,22 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         }
     }
 
-    // Keys a Prefetch found to have no record on disk: (hash, chain entry, where the chain left memory). While the chain
-    // still starts at that entry and leaves memory at that address, nothing newer of the key can exist on disk (a newer
-    // record would be above that address and on the walk), so the op that follows the prefetch treats the key as absent
-    // instead of reading the disk again. A small ring: old verdicts are overwritten, never trusted beyond that check.
-    private readonly (ulong Hash, long Entry, long FirstDisk)[] _absent = new (ulong, long, long)[32];
+    // Where a Prefetch found a key to have no record on disk (ChainPosition): at that position, the op that follows the
+    // prefetch treats the key as absent instead of reading the disk again. A small ring: old verdicts are overwritten,
+    // never trusted beyond that check.
+    private readonly ChainPosition[] _absent = new ChainPosition[32];
     private int _absentNext;
 
     private bool KnownAbsent(ulong hash, long entry, long firstDisk)
     {
         foreach (var a in _absent)
-            if (a.Hash == hash && a.Entry == entry && a.FirstDisk == firstDisk && entry != 0) return true;
+            if (a.Is(hash, entry, firstDisk)) return true;
         return false;
     }
 
     private void RememberAbsent(PendingOp op)
     {
-        _absent[_absentNext] = (op.Hash, op.EntryAddress, op.FirstDiskAddress);
+        _absent[_absentNext] = new(op.Hash, op.EntryAddress, op.FirstDiskAddress);
         _absentNext = (_absentNext + 1) % _absent.Length;
     }
 
