@@ -54,7 +54,8 @@ internal sealed unsafe class RememberedRecords
     private int _arenaUsed;
     private int _nextHeader;
     private int _whole; // whole records held
-    private int _used;  // of which read
+    private readonly int[] _usedAt = new int[WholeCapacity]; // the slots of whole records read since kept
+    private int _used;
 
     /// <summary>The bytes kept for key at (entry, firstDisk), or empty; marks a whole record used. Valid until the next
     /// call that keeps or forgets.</summary>
@@ -64,7 +65,7 @@ internal sealed unsafe class RememberedRecords
         if (i < 0) return default;
         ref var e = ref _entries[i];
         if (!e.Whole) return e.Header;
-        if (!e.Used) { e.Used = true; _used++; }
+        if (!e.Used) { e.Used = true; _usedAt[_used++] = i; }
         return _arena.AsSpan(e.Offset, e.Length);
     }
 
@@ -125,9 +126,7 @@ internal sealed unsafe class RememberedRecords
     /// <summary>Drops the whole records read since they were kept (after the request that read them).</summary>
     public void ForgetUsed()
     {
-        if (_used == 0) return;
-        for (int i = 0; i < _entries.Length; i++)
-            if (_entries[i].Whole && _entries[i].Used) Forget(i);
+        while (_used > 0) Forget(_usedAt[_used - 1]);
     }
 
     /// <summary>Drops every whole record (nothing read ahead is still to run); headers stay.</summary>
@@ -141,7 +140,11 @@ internal sealed unsafe class RememberedRecords
 
     private void Forget(int i)
     {
-        if (_entries[i].Used) _used--;
+        if (_entries[i].Used)
+        {
+            int at = Array.IndexOf(_usedAt, i, 0, _used);
+            _usedAt[at] = _usedAt[--_used]; // the last one takes its place
+        }
         _entries[i] = default;
         if (--_whole == 0) _arenaUsed = 0; // the arena is empty again
     }
