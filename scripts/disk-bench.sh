@@ -9,13 +9,20 @@
 #   bash scripts/disk-bench.sh ours                   # this build
 #   bash scripts/disk-bench.sh ours=/path/to/other/clone garnet    # another build of ours; Garnet (dotnet tool in $GARNET_DIR)
 #   bash scripts/disk-bench.sh ours 'ours:--disk-read-engine threads'   # text after ':' is passed to our server
-# Environment: KEYS (default 2000000), RUN_SECONDS (per run, default 10), PORT (default 7411), DATA (default /tmp/disk-bench).
+# Environment: KEYS (default 2000000), RUN_SECONDS (per run, default 10), PORT (default 7411), DATA (default /tmp/disk-bench),
+# CLIENT_ARGS (how the 50 connections are driven, default '--threads 2 --clients 25': two client threads with
+# 25 connections each, as an event-loop client like memtier_benchmark; '--threads 50' gives a thread per
+# connection), SEED (the first run's key seed, default 1).
+# Every GET run draws its keys with a seed of its own (SEED, SEED+1, ...; the same list for every server): with one seed,
+# a run repeats the previous run's key sequences, and the read admission (a key's second recent miss brings it back)
+# then makes later runs look faster than they are.
 # Also prints fio's 4k random-read IOPS at depth 50 on the data directory's file system when fio is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KEYS=${KEYS:-2000000}; SECONDS_PER_RUN=${RUN_SECONDS:-10}; PORT=${PORT:-7411}; DATA=${DATA:-/tmp/disk-bench}
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
 GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
+CLIENT_ARGS=${CLIENT_ARGS:---threads 2 --clients 25}; FIRST_SEED=${SEED:-1}
 
 cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat 2>/dev/null || echo 0; }
 disk_reads() { redis-cli -p $PORT info stats 2>/dev/null | tr -d '\r' | awk -F: '$1 == "disk_reads" { print $2 }'; }
@@ -57,11 +64,13 @@ for name in "$@"; do
   start_server "$name"
   $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
   printf '%s after the load: %s\n' "$name" "$(redis-cli -p $PORT info memory 2>/dev/null | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
+  seed=$FIRST_SEED
   for mode in "" "--zipf"; do
     for p in 1 16; do
+      seed=$((seed + 1))
       c0=$(cpu_seconds $PID); r0=$(disk_reads); read -r t0 s0 < <(machine_ticks)
-      out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 --threads 50 --batchsize $p \
-             --runtime $SECONDS_PER_RUN --skipload $mode 2>&1 || true)
+      out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 $CLIENT_ARGS --batchsize $p \
+             --runtime $SECONDS_PER_RUN --skipload --seed $seed $mode 2>&1 || true)
       c1=$(cpu_seconds $PID); r1=$(disk_reads); read -r t1 s1 < <(machine_ticks)
       rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
       ops=$(echo "$out" | grep -oE "[0-9,]+ ops in" | head -1 | tr -d ', opsin')

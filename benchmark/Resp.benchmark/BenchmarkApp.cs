@@ -51,6 +51,12 @@ public static class BenchmarkApp
             Execute(s, output, interactive);
             return 0;
         }
+        catch (SettingsException ex)
+        {
+            output.Flush();
+            errors.WriteLine(ex.Message);
+            return 1;
+        }
         catch (Exception ex) when (ex is IOException or SocketException or TimeoutException or InvalidDataException
                                        or AuthenticationException or FormatException or ObjectDisposedException)
         {
@@ -70,6 +76,7 @@ public static class BenchmarkApp
         output.WriteLine($"Resp.benchmark {(s.Online ? "online (latency)" : "offline (throughput)")} mode against {target}: {what}");
         output.WriteLine($"dbsize {s.DbSize:N0}, keylength {s.KeyLength}, valuelength {s.ValueLength}, batchsize {s.BatchSize}, itp {s.Itp}, " +
                          $"keys {(s.Zipf ? $"zipf (skew {s.ZipfSkew})" : "uniform")}, threads {string.Join(",", s.Threads)}, " +
+                         (s.Clients > 1 ? $"clients {s.Clients} per thread, " : "") +
                          (s.TotalOps > 0 ? $"totalops {s.TotalOps:N0} (at most {s.RuntimeSeconds} s)" : $"runtime {s.RuntimeSeconds} s"));
 
         ZipfDistribution? zipf = s.Zipf ? new ZipfDistribution(s.DbSize, s.ZipfSkew) : null;
@@ -119,10 +126,14 @@ public static class BenchmarkApp
         }
         else
         {
-            output.WriteLine("Online requests are encoded as they are sent; " + ReceiveText(OnlineRunner.InFlightRequestBytes(s, keys)) + ".");
+            long inFlightBytes = OnlineRunner.InFlightRequestBytes(s, keys);
+            if (s.Clients > 1 && !ClientFactory.UseSyncReceive(inFlightBytes))
+                throw new SettingsException($"--clients needs each connection's requests in flight to fit in {ClientFactory.SyncReceiveLimit:N0} bytes " +
+                                            $"(they take {inFlightBytes:N0}): use a smaller --batchsize or --itp.");
+            output.WriteLine("Online requests are encoded as they are sent; " + ReceiveText(inFlightBytes) + ".");
             foreach (int threads in s.Threads)
             {
-                output.WriteLine($"Running {threads} thread(s), one line per second (latencies in microseconds):");
+                output.WriteLine($"Running {threads} thread(s){(s.Clients > 1 ? $" x {s.Clients} connections" : "")}, one line per second (latencies in microseconds):");
                 var r = OnlineRunner.RunOnce(s, keys, zipf, threads, output);
                 online.Add(r);
                 output.WriteLine();

@@ -28,6 +28,9 @@ public sealed class BenchmarkSettings
     public required int BatchSize { get; init; }
     public required int Itp { get; init; }
     public required int[] Threads { get; init; }
+
+    /// <summary>Online mode: connections per thread (1: each thread has one connection and blocks on it).</summary>
+    public int Clients { get; init; } = 1;
     public required int RuntimeSeconds { get; init; }
     public required long TotalOps { get; init; }
     public required bool Zipf { get; init; }
@@ -72,6 +75,9 @@ public sealed class BenchmarkSettings
         if (o.Itp < 1 || o.Itp > 1 << 16) throw Bad("--itp", o.Itp, "from 1 to 65536");
         var threads = ParseList(o.Threads, "--threads", "a comma list of thread counts from 1 to 1024, e.g. 1,2,4");
         if (threads.Any(t => t < 1 || t > 1024)) throw Bad("--threads", o.Threads, "a comma list of thread counts from 1 to 1024, e.g. 1,2,4");
+        if (o.Clients < 1 || o.Clients > 1024) throw Bad("--clients", o.Clients, "from 1 to 1024");
+        if (o.Clients > 1 && !o.Online) throw new SettingsException("--clients needs --online (offline mode runs one connection per thread).");
+        if (o.Clients > 1 && o.Tls) throw new SettingsException("--clients is not available with --tls (one thread waits for several plain sockets).");
         if (o.Runtime < 1) throw Bad("--runtime", o.Runtime, "an integer of at least 1 (seconds)");
         if (o.TotalOps < 0) throw Bad("--totalops", o.TotalOps, "0 (no limit) or a positive integer");
         if (!(o.ZipfSkew > 0 && o.ZipfSkew < 1)) throw Bad("--zipf-skew", o.ZipfSkew, "a number greater than 0 and less than 1");
@@ -130,6 +136,7 @@ public sealed class BenchmarkSettings
             BatchSize = batch,
             Itp = o.Itp,
             Threads = threads,
+            Clients = o.Clients,
             RuntimeSeconds = o.Runtime,
             TotalOps = o.TotalOps,
             Zipf = o.Zipf,

@@ -33,6 +33,7 @@ public static class JsonReport
         w.WriteNumber("valuelength", s.ValueLength);
         w.WriteNumber("batchsize", s.BatchSize);
         w.WriteNumber("itp", s.Itp);
+        w.WriteNumber("clients", s.Clients);
         w.WriteString("keys", s.Zipf ? "zipf" : "uniform");
         if (s.Zipf) w.WriteNumber("zipfSkew", s.ZipfSkew);
         w.WriteNumber("runtime", s.RuntimeSeconds);

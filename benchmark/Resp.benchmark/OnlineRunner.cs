@@ -1,10 +1,12 @@
-// OnlineRunner: latency mode. For each thread count, one connection per thread sends a random mix of ops
-// (--op-workload / --op-percent) in batches of --batchsize with up to --itp batches in flight; every reply's
-// latency goes into histograms; a line of throughput and percentiles is printed every second and a table per op
-// at the end.
+// OnlineRunner: latency mode. For each thread count, each thread drives --clients connections (one by default), each
+// sending a random mix of ops (--op-workload / --op-percent) from its own key sequence in batches of --batchsize with up
+// to --itp batches in flight; every reply's latency goes into histograms; a line of throughput and percentiles is
+// printed every second and a table per op at the end.
 // Invariants:
 // - A request's latency runs from just before the write of its batch to the receive that completed its reply
-//   (both Stopwatch timestamps; the reader thread stamps replies, so a sender waiting does not add to it).
+//   (both Stopwatch timestamps; the receiving thread stamps replies, so a sender waiting does not add to it). With
+//   several connections per thread (ConnectionGroup), a reply waits in the socket while the thread serves the others,
+//   and that wait counts, as in any event-loop client.
 // - Requests are encoded while running (the mix is random), into one reused buffer per thread: no allocation
 //   per request. Interval figures come from HdrHistogram Recorders (LatencyRecorder.TakeInterval), so the reporter
 //   never stops the recording threads; the run's totals are the sum of its intervals.
@@ -26,20 +28,18 @@ public static class OnlineRunner
         int nOps = s.WorkloadOps.Length;
         int inFlight = s.Itp * s.BatchSize;
         long inFlightBytes = InFlightRequestBytes(s, keys);
-        var recorders = new LatencyRecorder[threads];
-        var clients = new RespPipelineClient[threads];
+        int perThread = s.Clients;
+        int connections = threads * perThread;
+        var recorders = new LatencyRecorder[connections];
+        var clients = new RespPipelineClient[connections];
         try
         {
-            for (int t = 0; t < threads; t++)
+            for (int i = 0; i < connections; i++)
             {
-                recorders[t] = new LatencyRecorder(nOps, inFlight);
-                clients[t] = ClientFactory.Connect(s, inFlightBytes, recorders[t]);
+                recorders[i] = new LatencyRecorder(nOps, inFlight);
+                clients[i] = ClientFactory.Connect(s, inFlightBytes, recorders[i]);
             }
-            var cumulative = new int[nOps];
-            for (int i = 0, sum = 0; i < nOps; i++) cumulative[i] = sum += s.WorkloadPercents[i];
-
-            bool limited = s.TotalOps > 0;
-            long remaining = limited ? s.TotalOps : long.MaxValue;
+            var workload = new OnlineWorkload(s);
             long window = (long)(s.Itp - 1) * s.BatchSize;
             int stop = 0;
             var senderAllocated = new long[threads];
@@ -54,43 +54,36 @@ public static class OnlineRunner
                 int id = t;
                 workers[t] = new Thread(() =>
                 {
-                    var client = clients[id];
-                    var recorder = recorders[id];
-                    var chooser = new KeyChooser(s.DbSize, zipf, KeyChooser.SeedFor(s.Seed, id, 2));
+                    // Connection i draws keys from its own sequence (seeded by i: one connection per thread gives the
+                    // same sequences as before --clients existed).
+                    var mine = new OnlineConnection[perThread];
+                    for (int k = 0; k < perThread; k++)
+                    {
+                        int i = id * perThread + k;
+                        mine[k] = new OnlineConnection(clients[i], recorders[i], new KeyChooser(s.DbSize, zipf, KeyChooser.SeedFor(s.Seed, i, 2)));
+                    }
                     var requests = new RequestWriter(keys, s.MKeys, s.Ttl);
                     var writer = new RespCommandWriter(s.BatchSize * 64);
                     try
                     {
                         ready.Signal();
                         go.Wait();
-                        long readerStart = client.ReaderAllocatedBytes;
+                        long readerStart = mine.Sum(c => c.Client.ReaderAllocatedBytes);
                         long start = GC.GetAllocatedBytesForCurrentThread();
-                        while (Volatile.Read(ref stop) == 0)
+                        if (perThread == 1)
                         {
-                            int count = s.BatchSize;
-                            bool last = false;
-                            if (limited)
+                            var c = mine[0];
+                            while (Volatile.Read(ref stop) == 0)
                             {
-                                count = OpsQuota.Claim(ref remaining, count, out last);
-                                if (count == 0) break;
+                                if (!c.SendNext(workload, writer, requests)) break;
+                                c.Client.WaitForReplies(c.Client.Sent - window);
+                                if (c.Finished) break;
                             }
-                            writer.Reset();
-                            long seq = client.Sent;
-                            for (int j = 0; j < count; j++)
-                            {
-                                int op = ChooseOp(cumulative, chooser);
-                                requests.Write(writer, s.WorkloadOps[op], chooser);
-                                recorder.SetOp(seq + j, op);
-                            }
-                            long now = Stopwatch.GetTimestamp();
-                            for (int j = 0; j < count; j++) recorder.SetSent(seq + j, now);
-                            client.Send(writer.Written, count);
-                            client.WaitForReplies(client.Sent - window);
-                            if (last) break;
+                            c.Client.WaitForReplies(c.Client.Sent);
                         }
-                        client.WaitForReplies(client.Sent);
+                        else ConnectionGroup.Run(mine, workload, writer, requests, window, () => Volatile.Read(ref stop) != 0, s.Connection.TimeoutMs);
                         senderAllocated[id] = GC.GetAllocatedBytesForCurrentThread() - start;
-                        readerAllocated[id] = client.ReaderAllocatedBytes - readerStart;
+                        readerAllocated[id] = mine.Sum(c => c.Client.ReaderAllocatedBytes) - readerStart;
                     }
                     catch (Exception ex)
                     {
@@ -163,15 +156,6 @@ public static class OnlineRunner
         {
             foreach (var c in clients) c?.Dispose();
         }
-    }
-
-    private static int ChooseOp(int[] cumulative, KeyChooser chooser)
-    {
-        if (cumulative.Length == 1) return 0;
-        long r = chooser.NextBelow(100);
-        for (int i = 0; i < cumulative.Length; i++)
-            if (r < cumulative[i]) return i;
-        return cumulative.Length - 1;
     }
 
     private static readonly int[] IntervalWidths = [6, 12, 9, 9, 9, 9, 10, 9, 7];

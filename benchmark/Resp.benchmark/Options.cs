@@ -76,6 +76,9 @@ public sealed class Options
     [Option("threads", Default = "1,2,4", HelpText = "Comma list of thread counts; one run per count, one connection per thread, e.g. 1,2,4.")]
     public string Threads { get; set; } = "1,2,4";
 
+    [Option("clients", Default = 1, HelpText = "Online mode: connections per thread, each with its own key sequence; a thread with several waits for all of them at once (as memtier_benchmark's --clients and redis-benchmark's event loop), which costs the client less CPU per request than a thread per connection. Connections in all: threads x clients.")]
+    public int Clients { get; set; } = 1;
+
     [Option("runtime", Default = 15, HelpText = "Seconds each run lasts (unless --totalops ends it first).")]
     public int Runtime { get; set; } = 15;
 

@@ -118,6 +118,27 @@ public sealed class RespPipelineClient : IDisposable
         WaitForReplies(Sent);
     }
 
+    /// <summary>For a caller that waits for several connections on one thread: the socket to watch (Socket.Select), or
+    /// null when this client has a reader thread or runs over TLS.</summary>
+    public System.Net.Sockets.Socket? PollSocket => _reader is null ? _transport.PlainSocket : null;
+
+    /// <summary>Without a reader thread: one receive on the calling thread (it blocks until bytes arrive, so call it when
+    /// PollSocket is readable), then the replies in it are counted and observed.</summary>
+    public void ReceiveReady()
+    {
+        if (_reader is not null) throw new InvalidOperationException("this client receives on its reader thread");
+        ThrowIfFaulted();
+        try
+        {
+            ReceiveOnce();
+        }
+        catch (Exception ex) when (ex is not ObjectDisposedException)
+        {
+            _fault = ex;
+            throw;
+        }
+    }
+
     /// <summary>Blocks until at least <paramref name="target"/> replies have arrived on this connection.</summary>
     public void WaitForReplies(long target)
     {

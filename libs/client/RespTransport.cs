@@ -21,6 +21,10 @@ public abstract class RespTransport : IDisposable
     /// <summary>Makes a blocking Read fail (SocketException TimedOut, or an IOException wrapping it) after this long.</summary>
     public abstract void SetReceiveTimeout(int milliseconds);
 
+    /// <summary>The socket under a plain transport, for a caller that waits for several connections at once
+    /// (Socket.Select); null over TLS, whose stream may hold decrypted bytes the socket no longer signals.</summary>
+    public virtual Socket? PlainSocket => null;
+
     /// <summary>Connects over TCP (or the Unix socket options.UnixSocket) and, with options.Tls, completes a TLS handshake.</summary>
     public static RespTransport Connect(RespConnectionOptions options)
     {
@@ -71,6 +75,8 @@ public abstract class RespTransport : IDisposable
 
     private sealed class SocketTransport(Socket socket) : RespTransport
     {
+        public override Socket? PlainSocket => socket;
+
         public override int Read(Span<byte> buffer) => socket.Receive(buffer, SocketFlags.None);
 
         public override void Write(ReadOnlySpan<byte> data)

@@ -123,6 +123,57 @@ public class EndToEndTests
     }
 
     [Test]
+    public void SeveralConnectionsPerThreadShareTheQuotaEachWithItsOwnKeys()
+    {
+        // 2 threads x 3 connections, INCR of keys drawn from a million: every one of the 6000 INCRs runs once (the values
+        // add up to the quota), and the connections draw different keys (with one sequence shared by all six, each key
+        // drawn would be incremented six times and there would be about 1000 keys, not about 6000).
+        using var client = _server.Client();
+        long connectionsBefore = ConnectionsReceived(client);
+        var run = BenchmarkRun.Start("--port", Port, "--online", "--op-workload", "INCR", "--dbsize", "1000000", "--skipload",
+            "--threads", "2", "--clients", "3", "--batchsize", "4", "--itp", "2", "--totalops", "6000", "--runtime", "60");
+        Assert.That(run.ExitCode, Is.EqualTo(0), run.Errors);
+        Assert.That(run.Long(0, "ops"), Is.EqualTo(6000));
+        Assert.That(run.Long(0, "errors"), Is.EqualTo(0), run.Output);
+        Assert.That(run.Json.GetProperty("settings").GetProperty("clients").GetInt32(), Is.EqualTo(3));
+        Assert.That(run.Output, Does.Contain("2 thread(s) x 3 connections"));
+        long intervalOps = run.Run(0).GetProperty("intervals").EnumerateArray().Sum(i => i.GetProperty("ops").GetInt64());
+        Assert.That(intervalOps, Is.EqualTo(6000), "every reply was timed");
+        Assert.That(ConnectionsReceived(client) - connectionsBefore, Is.EqualTo(6), "2 threads x 3 connections");
+        long keys = client.Execute("DBSIZE").Integer;
+        Assert.That(keys, Is.GreaterThan(5900));
+        long sum = 0;
+        string cursor = "0";
+        do
+        {
+            var page = client.Execute("SCAN", cursor, "COUNT", "1000");
+            cursor = page.Elements![0].Text!;
+            object[] names = page.Elements[1].Elements!.Select(i => (object)i.Text!).ToArray();
+            if (names.Length > 0) sum += client.Execute(["MGET", .. names]).Elements!.Sum(v => long.Parse(v.Text!));
+        } while (cursor != "0");
+        Assert.That(sum, Is.EqualTo(6000));
+    }
+
+    private static long ConnectionsReceived(RespClient c) =>
+        long.Parse(c.Execute("INFO", "stats").Text!.Split("\r\n").First(l => l.StartsWith("total_connections_received:"))["total_connections_received:".Length..]);
+
+    [Test]
+    public void ClientsOptionNeedsOnlineModeAndPlainSockets()
+    {
+        var offline = BenchmarkRun.Start("--port", Port, "--clients", "2", "--threads", "1", "--totalops", "10");
+        Assert.That(offline.ExitCode, Is.EqualTo(1));
+        Assert.That(offline.Errors.Trim(), Is.EqualTo("--clients needs --online (offline mode runs one connection per thread)."));
+        var zero = BenchmarkRun.Start("--port", Port, "--online", "--clients", "0");
+        Assert.That(zero.Errors.Trim(), Is.EqualTo("Invalid value for --clients: '0'. Allowed: from 1 to 1024."));
+        var tls = BenchmarkRun.Start("--port", Port, "--online", "--clients", "2", "--tls");
+        Assert.That(tls.ExitCode, Is.EqualTo(1));
+        Assert.That(tls.Errors, Does.Contain("--clients is not available with --tls"));
+        var big = BenchmarkRun.Start("--port", Port, "--online", "--clients", "2", "--batchsize", "4096", "--skipload", "--threads", "1", "--totalops", "10");
+        Assert.That(big.ExitCode, Is.EqualTo(1));
+        Assert.That(big.Errors, Does.StartWith("--clients needs each connection's requests in flight to fit in 32,768 bytes"));
+    }
+
+    [Test]
     public void ChartOptionWritesAnSvgOfTheRuns()
     {
         string svg = Path.Combine(Path.GetTempPath(), "resp-benchmark-" + Guid.NewGuid().ToString("N") + ".svg");
