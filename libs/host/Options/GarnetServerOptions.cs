@@ -61,12 +61,12 @@ public sealed class GarnetServerOptions
     [Option("compaction-interval", HelpText = "Seconds between log compactions, which copy live records out of the oldest log segments and delete segment files that hold nothing live (0: only on the COMPACT command). Default: 60")]
     public int? CompactionInterval { get; set; }
 
-    [Option("read-queue-depth", HelpText = "Disk reads in flight at most (keys whose records are on disk): each runs on its own reader thread, started when needed. Default: 64")]
+    [Option("read-queue-depth", HelpText = "Disk reads in flight at most per reader (keys whose records are on disk): each epoll network loop's io_uring, the shared io_uring, or the reader threads of --disk-read-engine threads (started when needed). Default: 64")]
     public int? ReadQueueDepth { get; set; }
 
     [Option("disk-read-engine", HelpText = "How reads of records on disk are done: io_uring (one ring thread submits them in batches, and each epoll network loop has a ring of its own for the reads it starts; Linux 5.6+), threads (a blocking read per reader thread, up to --read-queue-depth), or auto (io_uring where the kernel allows it, else threads). Default: auto")]
     public string? DiskReadEngine { get; set; }
-    [Option("network-engine", HelpText = "What serves client sockets: epoll (our own event loops, Linux: every ready request of a round runs, then all replies are written, as Redis does) or sockets (.NET's socket engine: each connection's loop sends its replies as soon as they are written). Default: sockets")]
+    [Option("network-engine", HelpText = "What serves client sockets: epoll (our own event loops, Linux: every ready request of a round runs, then all replies are written, as Redis does) or sockets (.NET's socket engine: each connection's loop sends its replies as soon as they are written). Default: epoll on Linux, else sockets")]
     public string? NetworkEngine { get; set; }
 
     [Option("network-threads", HelpText = "Event-loop threads of --network-engine epoll; each serves its share of the connections (one loop runs at most one core's worth of requests; more loops raise the peak rate of pipelined clients, and share the cores with the clients on the same machine). Default: half the processors, at least 1")]

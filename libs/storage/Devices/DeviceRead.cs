@@ -43,7 +43,7 @@ public abstract unsafe class DeviceRead
 }
 
 /// <summary>A reusable read into an aligned native buffer of its own (grown as reads need; unbuffered I/O can use it as
-/// is). The device places the bytes asked for at Data; Completed gets how many of them were read. The owner gives the
+/// is; one of up to 8 KiB comes from ReadBufferPool and goes back to it). The device places the bytes asked for at Data; Completed gets how many of them were read. The owner gives the
 /// buffer back (FreeBuffer) before it drops the object: there is no finalizer, so reads cost the GC nothing.</summary>
 public abstract unsafe class BufferedDeviceRead : DeviceRead
 {
@@ -66,6 +66,12 @@ public abstract unsafe class BufferedDeviceRead : DeviceRead
     {
         if (bytes <= _capacity) return;
         FreeBuffer();
+        if (bytes <= ReadBufferPool.BufferSize)
+        {
+            _buffer = ReadBufferPool.Rent();
+            _capacity = ReadBufferPool.BufferSize;
+            return;
+        }
         int size = (bytes + Alignment - 1) & ~(Alignment - 1);
         _buffer = (byte*)NativeMemory.AlignedAlloc((nuint)size, Alignment);
         _capacity = size;
@@ -78,7 +84,8 @@ public abstract unsafe class BufferedDeviceRead : DeviceRead
     public void FreeBuffer()
     {
         if (_buffer == null) return;
-        NativeMemory.AlignedFree(_buffer);
+        if (_capacity == ReadBufferPool.BufferSize) ReadBufferPool.Return(_buffer);
+        else NativeMemory.AlignedFree(_buffer);
         _buffer = null;
         _capacity = 0;
     }
