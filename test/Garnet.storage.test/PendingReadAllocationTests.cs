@@ -102,6 +102,41 @@ public class PendingReadAllocationTests
         finally { Directory.Delete(dir, recursive: true); }
     }
 
+    [Test]
+    [CancelAfter(120_000)]
+    public void AnIdleSessionGivesItsReadBufferToThePoolAndTheNextReadTakesItBack()
+    {
+        // At pipeline 1 every connection goes idle after each request (ReleaseIdleBuffers) and reads its next key from
+        // disk: the buffer must go to ReadBufferPool and come back, not to the C heap and out of it again.
+        var dir = Directory.CreateTempSubdirectory("garnet-pool-").FullName;
+        try
+        {
+            using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 16, MemoryBytes = 1 << 20, IndexBuckets = 1 << 12, CopyReadsFromDiskToTail = false });
+            using (var w = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null)))
+            {
+                Span<byte> key = stackalloc byte[16], value = stackalloc byte[32];
+                for (int i = 0; i < 20_000; i++)
+                {
+                    KeyOf(i, key);
+                    BinaryPrimitives.WriteInt64LittleEndian(value, i);
+                    w.Upsert(key, value);
+                }
+                w.CompletePending(wait: true);
+            }
+            var tally = new ReadTally();
+            using var s = store.NewSession<TestInput, TestOutput, CheckingFunctions>(new CheckingFunctions(tally));
+            Assert.That(ReadEach(s, 0, 10), Is.GreaterThan(0), "keys on disk were read");
+            int before = ReadBufferPool.Pooled;
+            s.ReleaseIdleBuffers();
+            int idle = ReadBufferPool.Pooled;
+            Assert.That(idle, Is.EqualTo(before + 1), "the op's buffer went to the pool");
+            Assert.That(ReadEach(s, 10, 11), Is.EqualTo(1), "the next key is on disk too");
+            Assert.That(ReadBufferPool.Pooled, Is.EqualTo(idle - 1), "its read took the pooled buffer");
+            Assert.That(tally.Wrong, Is.EqualTo(0));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
+
     private static int ReadEach(StoreSession<TestInput, TestOutput, CheckingFunctions> s, int from, int to)
     {
         Span<byte> key = stackalloc byte[16];

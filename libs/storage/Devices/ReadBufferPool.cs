@@ -11,7 +11,7 @@ using System.Runtime.InteropServices;
 
 namespace Garnet.storage.Devices;
 
-internal static unsafe class ReadBufferPool
+public static unsafe class ReadBufferPool
 {
     /// <summary>Bytes of a pooled buffer: a record read of up to two 4 KiB blocks (most records of a few hundred bytes).</summary>
     public const int BufferSize = 8192;
@@ -26,7 +26,7 @@ internal static unsafe class ReadBufferPool
     public static int Pooled => Volatile.Read(ref s_count);
 
     /// <summary>A buffer of BufferSize bytes (from the pool, else newly allocated).</summary>
-    public static byte* Rent()
+    internal static byte* Rent()
     {
         lock (s_gate)
             if (s_count > 0) return (byte*)s_stack[--s_count];
@@ -34,7 +34,7 @@ internal static unsafe class ReadBufferPool
     }
 
     /// <summary>Takes back a buffer Rent gave (freed when the pool is full).</summary>
-    public static void Return(byte* buffer)
+    internal static void Return(byte* buffer)
     {
         lock (s_gate)
             if (s_count < MaxPooled) { s_stack[s_count++] = (nint)buffer; return; }
