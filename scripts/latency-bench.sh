@@ -5,7 +5,9 @@
 # (all its threads, from /proc). Servers take turns within each repetition (REPS, default 2), so noise on a shared
 # machine hits them alike: compare within one run. Run from a clone after a Release build of benchmark/Resp.benchmark:
 #   bash scripts/latency-bench.sh ours=6380 redis=6379 garnet=6381
-# Environment: REPS (default 2), RUN_SECONDS (default 8), CONNECTIONS (default 50), PIN (default 0).
+# Environment: REPS (default 2), RUN_SECONDS (default 8), CONNECTIONS (default 50), PIN (default 0), CLIENT_ARGS (how
+# the connections are driven, default '--threads CONNECTIONS': a client thread per connection; '--threads 2 --clients 25'
+# drives 50 connections from two event-loop threads, as memtier_benchmark does, which leaves the server more CPU).
 # PIN=1 runs each server on the last CPU alone and the client on the others (taskset; the server's threads are moved for
 # its turn and moved back after), so the figures measure the servers, not how the scheduler shares the cores between 50
 # client threads and a server (docs/performance.md, "Issue 14, session 22"). Add the floor (resp_floor.c) as a server to
@@ -13,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-2}; SECS=${RUN_SECONDS:-8}; CONNS=${CONNECTIONS:-50}
-PIN=${PIN:-0}
+PIN=${PIN:-0}; CLIENT_ARGS=${CLIENT_ARGS:---threads $CONNS}
 B="dotnet benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll"
 LAST=$(( $(nproc) - 1 ))
 if [ "$PIN" = 1 ]; then
@@ -22,7 +24,7 @@ if [ "$PIN" = 1 ]; then
 fi
 pin() { [ "$PIN" = 1 ] && taskset -a -p -c "$2" "$1" >/dev/null || true; }
 [ -f benchmark/Resp.benchmark/bin/Release/net10.0/Resp.benchmark.dll ] || { echo "build benchmark/Resp.benchmark -c Release first" >&2; exit 2; }
-[ $# -ge 1 ] || { sed -n '2,9p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2; }
 
 cpu_seconds() { awk '{ sub(/^.*\) /, ""); print ($12 + $13) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 pid_of_port() { ss -ltnpH "sport = :$1" 2>/dev/null | grep -oE 'pid=[0-9]+' | head -1 | cut -d= -f2; }
@@ -42,7 +44,7 @@ for rep in $(seq "$REPS"); do
       pin "$pid" "$LAST"
       c0=$(cpu_seconds "$pid")
       out=$($B --port "$port" --online --op-workload "$ops" --op-percent "$pct" --dbsize 1024 --valuelength 32 \
-             --threads "$CONNS" --batchsize "$pipe" --runtime "$SECS" --skipload 2>&1 || true)
+             $CLIENT_ARGS --batchsize "$pipe" --runtime "$SECS" --skipload 2>&1 || true)
       c1=$(cpu_seconds "$pid")
       pin "$pid" "0-$LAST"
       ops_total=$(echo "$out" | grep -oE '[0-9,]+ ops in' | head -1 | tr -d ', opsin')
