@@ -8,7 +8,8 @@
 //    flight and their replies fit in the socket buffers, so a send never waits on replies nobody reads), and only
 //    after Select has reported its socket readable, so a receive never blocks.
 //  - After the stop flag is raised no connection sends; Run returns once every reply it asked for has come.
-//  - No reply for the client options' timeout on any connection that waits for one is a TimeoutException.
+//  - When no connection that waits for replies gets one for the client options' timeout, Run throws TimeoutException
+//    (a connection stuck while others progress is caught at the end, when it is the only one left waiting).
 using System.Net.Sockets;
 using Garnet.client;
 

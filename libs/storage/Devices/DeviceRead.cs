@@ -43,8 +43,9 @@ public abstract unsafe class DeviceRead
 }
 
 /// <summary>A reusable read into an aligned native buffer of its own (grown as reads need; unbuffered I/O can use it as
-/// is; one of up to 8 KiB comes from ReadBufferPool and goes back to it). The device places the bytes asked for at Data; Completed gets how many of them were read. The owner gives the
-/// buffer back (FreeBuffer) before it drops the object: there is no finalizer, so reads cost the GC nothing.</summary>
+/// is; one of up to 8 KiB comes from ReadBufferPool and goes back to it). The device places the bytes asked for at
+/// Data; Completed gets how many of them were read. The owner gives the buffer back (FreeBuffer) before it drops the
+/// object: there is no finalizer, so reads cost the GC nothing.</summary>
 public abstract unsafe class BufferedDeviceRead : DeviceRead
 {
     private const int Alignment = 4096;
