@@ -59,17 +59,7 @@ public class PendingReadAllocationTests
             catch (NotSupportedException ex) { Assert.Ignore(ex.Message); return; }
             using (store)
             {
-                using (var w = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null)))
-                {
-                    Span<byte> key = stackalloc byte[16], value = stackalloc byte[32];
-                    for (int i = 0; i < Keys; i++)
-                    {
-                        KeyOf(i, key);
-                        BinaryPrimitives.WriteInt64LittleEndian(value, i);
-                        w.Upsert(key, value);
-                    }
-                    w.CompletePending(wait: true);
-                }
+                Load(store, Keys);
                 var tally = new ReadTally();
                 using var s = store.NewSession<TestInput, TestOutput, CheckingFunctions>(new CheckingFunctions(tally));
                 // Warm up (code tiers up, the session keeps an op), then measure reads one at a time, as a GET at pipeline 1.
@@ -112,17 +102,7 @@ public class PendingReadAllocationTests
         try
         {
             using var store = new KVStore(new KVStoreSettings { Directory = dir, PageBits = 16, MemoryBytes = 1 << 20, IndexBuckets = 1 << 12, CopyReadsFromDiskToTail = false });
-            using (var w = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null)))
-            {
-                Span<byte> key = stackalloc byte[16], value = stackalloc byte[32];
-                for (int i = 0; i < 20_000; i++)
-                {
-                    KeyOf(i, key);
-                    BinaryPrimitives.WriteInt64LittleEndian(value, i);
-                    w.Upsert(key, value);
-                }
-                w.CompletePending(wait: true);
-            }
+            Load(store, 20_000);
             var tally = new ReadTally();
             using var s = store.NewSession<TestInput, TestOutput, CheckingFunctions>(new CheckingFunctions(tally));
             Assert.That(ReadEach(s, 0, 10), Is.GreaterThan(0), "keys on disk were read");
@@ -135,6 +115,20 @@ public class PendingReadAllocationTests
             Assert.That(tally.Wrong, Is.EqualTo(0));
         }
         finally { Directory.Delete(dir, recursive: true); }
+    }
+
+    /// <summary>Writes keys 0..count-1 (KeyOf), each with its number as the value.</summary>
+    private static void Load(KVStore store, int count)
+    {
+        using var w = store.NewSession<TestInput, TestOutput, TestFunctions>(new TestFunctions(null));
+        Span<byte> key = stackalloc byte[16], value = stackalloc byte[32];
+        for (int i = 0; i < count; i++)
+        {
+            KeyOf(i, key);
+            BinaryPrimitives.WriteInt64LittleEndian(value, i);
+            w.Upsert(key, value);
+        }
+        w.CompletePending(wait: true);
     }
 
     private static int ReadEach(StoreSession<TestInput, TestOutput, CheckingFunctions> s, int from, int to)
