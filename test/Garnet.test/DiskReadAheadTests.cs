@@ -19,6 +19,10 @@ public class DiskReadAheadTests : ServerFixture
     public void Load()
     {
         using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        // Keys last accessed a day ago, written first so that they are on disk (IdleTimeOfAKeyKeptOutOfMemory).
+        c.Execute("SET", "idle:source", "v");
+        var dump = c.Execute("DUMP", "idle:source").Bytes!;
+        foreach (var k in new[] { "idle:read", "idle:looked" }) Assert.That(c.Execute("RESTORE", k, "0", dump, "IDLETIME", "86400").Text, Is.EqualTo("OK"));
         for (int start = 0; start < Keys; start += 500)
         {
             for (int i = start; i < start + 500; i++)
@@ -103,6 +107,23 @@ public class DiskReadAheadTests : ServerFixture
         Assert.That(c.Execute("STRLEN", key).Integer, Is.EqualTo(Value(21000).Length));
         Assert.That(Info(c, "disk_reads") - reads, Is.EqualTo(0), "now answered from memory");
         Assert.That(Info(c, "disk_reads_waited_on_thread") - waitedBefore, Is.EqualTo(0));
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void IdleTimeOfAKeyKeptOutOfMemoryCountsFromItsLastRead()
+    {
+        // A GET of a key on disk is answered from bytes the session drops after the request (the key stays out of memory
+        // until its second miss); its touch must still count, as in Redis: OBJECT IDLETIME after a GET is 0. OBJECT
+        // IDLETIME itself does not touch. Both keys were last accessed a day ago (RESTORE ... IDLETIME) and are on disk.
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        var log = _server.Server.Server.Store.Store.Log;
+        long tail = log.TailAddress;
+        Assert.That(c.Execute("GET", "idle:read").Text, Is.EqualTo("v"));
+        Assert.That(log.TailAddress, Is.EqualTo(tail), "the GET left the key out of memory");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "idle:read").Integer, Is.InRange(0, 1), "the GET touched the key");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "idle:read").Integer, Is.InRange(0, 1), "and still counts once it is in memory");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "idle:looked").Integer, Is.InRange(86400, 86500));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "idle:looked").Integer, Is.InRange(86400, 86500), "looking does not touch");
     }
 
     [Test, CancelAfter(120_000)]

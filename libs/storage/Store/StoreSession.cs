@@ -143,7 +143,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
             if (search == KVStore.Search.OnDisk)
             {
                 var known = KnownHeader(key, hash, entry, address);
-                if (!known.IsEmpty && TryReadHeader(known, ref input, ref output, out var answered)) return answered;
+                if (!known.IsEmpty && TryReadHeader(known, hash, ref input, ref output, out var answered)) return answered;
                 return GoPending(OpKind.Read, key, hash, entry, address, ref input, ref output, null, 0);
             }
             ref ulong info = ref RecordLayout.Info(rec);
@@ -245,14 +245,19 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
 
     /// <summary>A Read answered from a remembered record (an object record's header, or a whole small record): false when
     /// it needs the object (or the record has expired since, which the disk path reports properly).</summary>
-    private bool TryReadHeader(ReadOnlySpan<byte> header, ref TInput input, ref TOutput output, out Status status)
+    private bool TryReadHeader(ReadOnlySpan<byte> header, ulong hash, ref TInput input, ref TOutput output, out Status status)
     {
         status = Status.NotFound;
         fixed (byte* rec = header)
         {
             if (_store.IsExpired(rec) || (RecordLayout.IsObject(rec) && _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec)))) return false;
             var rr = new RecordRef(rec, (object?)null);
+            uint accessed = RecordLayout.AccessTime(rec);
             status = _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
+            // The touch landed on bytes that are dropped after the request: the read admission keeps it for the key's
+            // next read from disk (its record stays out of memory until a second miss).
+            uint touched = RecordLayout.AccessTime(rec);
+            if (touched != accessed) _store.Admission.NoteTouch(hash, touched);
             return true;
         }
     }
@@ -1218,10 +1223,14 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 Status status = Status.NotFound;
                 if (live && !expired)
                 {
+                    _store.Admission.ApplyTouch(op.Hash, diskRecord);
+                    uint accessed = RecordLayout.AccessTime(diskRecord);
                     var rr = new RecordRef(diskRecord, op.Object);
                     status = _functions.Reader(ref rr, ref op.Input, ref op.Output) ? Status.Found : Status.NotFound;
                     if (_store.Settings.CopyReadsFromDiskToTail && _store.Admission.AdmitAfterMiss(op.Hash))
                         CopyToTail(slot, tag, entry, diskRecord, op.Object);
+                    else if (RecordLayout.AccessTime(diskRecord) is var touched && touched != accessed)
+                        _store.Admission.NoteTouch(op.Hash, touched); // the record stays out: keep its touch (ReadAdmission)
                 }
                 else if (expired) status = Status.NotFound | Status.Expired;
                 Report(op, status);
@@ -1231,6 +1240,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 if (live && !expired && op.Object is null && RecordLayout.IsObject(diskRecord)) RememberHeader(op, diskRecord);
                 else if (live && !expired && _store.Settings.CopyReadsFromDiskToTail)
                 {
+                    _store.Admission.ApplyTouch(op.Hash, diskRecord); // a read that touched its kept-out copy before
                     // A key read once stays out of memory: its bytes wait here for the Read that follows.
                     bool keptOut = op.PrefetchForRead && !RecordLayout.IsObject(diskRecord) && !_store.Admission.AdmitAfterMiss(op.Hash)
                         && (_remembered ??= new()).TryKeepWhole(op.Hash, entry, op.FirstDiskAddress, diskRecord);
