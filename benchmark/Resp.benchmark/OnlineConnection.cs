@@ -1,7 +1,7 @@
 // OnlineConnection: one online-mode connection with its own key sequence. SendNext encodes the next batch of the
 // workload's random mix, stamps each request's op and send time in the connection's LatencyRecorder, and writes it.
 // Invariants: one thread at a time uses it; no allocation per batch (the command writer and the request encoder
-// belong to the calling thread); the run's --totalops is shared exactly through OnlineQuota.
+// belong to the calling thread); the run's --totalops is shared exactly (OpsQuota on OnlineWorkload.Remaining).
 using System.Diagnostics;
 using Garnet.client;
 

@@ -32,7 +32,7 @@ internal sealed class ReadAdmission
     public bool AdmitAfterMiss(ulong hash)
     {
         int i = (int)hash & _mask;
-        uint mark = (uint)(hash >> 32) | 1; // never 0, the empty slot
+        uint mark = MarkOf(hash);
         if (_ghosts[i] == mark) { _ghosts[i] = 0; return true; }
         _ghosts[i] = mark;
         _touched[i] = 0;
@@ -43,7 +43,7 @@ internal sealed class ReadAdmission
     public void NoteTouch(ulong hash, uint unixSeconds)
     {
         int i = (int)hash & _mask;
-        if (_ghosts[i] == ((uint)(hash >> 32) | 1)) _touched[i] = unixSeconds;
+        if (_ghosts[i] == MarkOf(hash)) _touched[i] = unixSeconds;
     }
 
     /// <summary>A record of key (by hash) was read from disk, before AdmitAfterMiss: if a read touched the key's kept-out
@@ -52,9 +52,12 @@ internal sealed class ReadAdmission
     {
         int i = (int)hash & _mask;
         uint touched = _touched[i];
-        if (touched != 0 && _ghosts[i] == ((uint)(hash >> 32) | 1) && touched > Garnet.storage.Log.RecordLayout.AccessTime(record))
+        if (touched != 0 && _ghosts[i] == MarkOf(hash) && touched > Garnet.storage.Log.RecordLayout.AccessTime(record))
             Garnet.storage.Log.RecordLayout.SetAccessTime(record, touched);
     }
+
+    /// <summary>What a slot holds for key (by hash): never 0, the empty slot.</summary>
+    private static uint MarkOf(ulong hash) => (uint)(hash >> 32) | 1;
 
     /// <summary>A read found a record in memory at address: true if it is in the oldest quarter, soon to leave.</summary>
     public static bool NearHead(long address, long head, long tail) => address < head + ((tail - head) >> 2);

@@ -251,15 +251,22 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         fixed (byte* rec = header)
         {
             if (_store.IsExpired(rec) || (RecordLayout.IsObject(rec) && _functions.NeedsObject(ref input, RecordLayout.ObjectKind(rec)))) return false;
-            var rr = new RecordRef(rec, (object?)null);
-            uint accessed = RecordLayout.AccessTime(rec);
-            status = _functions.Reader(ref rr, ref input, ref output) ? Status.Found : Status.NotFound;
-            // The touch landed on bytes that are dropped after the request: the read admission keeps it for the key's
-            // next read from disk (its record stays out of memory until a second miss).
-            uint touched = RecordLayout.AccessTime(rec);
-            if (touched != accessed) _store.Admission.NoteTouch(hash, touched);
+            status = ReadOutsideLog(rec, null, hash, ref input, ref output);
             return true;
         }
+    }
+
+    /// <summary>Runs the Reader on bytes that are not the key's record in the log (a disk read's buffer, or bytes a
+    /// Prefetch kept): a touch lands on them and would be lost with them, so the read admission notes it for the key's
+    /// next read from disk (ReadAdmission.NoteTouch; after a copy to the tail the note no longer applies).</summary>
+    private Status ReadOutsideLog(byte* rec, object? obj, ulong hash, ref TInput input, ref TOutput output)
+    {
+        uint accessed = RecordLayout.AccessTime(rec);
+        var rr = new RecordRef(rec, obj);
+        bool found = _functions.Reader(ref rr, ref input, ref output);
+        uint touched = RecordLayout.AccessTime(rec);
+        if (touched != accessed) _store.Admission.NoteTouch(hash, touched);
+        return found ? Status.Found : Status.NotFound;
     }
 
     /// <summary>An RMW answered from a remembered header when it changes nothing (NeedCopyUpdate says no, e.g. WRONGTYPE);
@@ -1223,14 +1230,12 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                 Status status = Status.NotFound;
                 if (live && !expired)
                 {
+                    // The admission decides before the Reader runs, so that a touch of a record left on disk is noted
+                    // under the key's fresh mark (an admitted record's copy carries the touch itself).
                     _store.Admission.ApplyTouch(op.Hash, diskRecord);
-                    uint accessed = RecordLayout.AccessTime(diskRecord);
-                    var rr = new RecordRef(diskRecord, op.Object);
-                    status = _functions.Reader(ref rr, ref op.Input, ref op.Output) ? Status.Found : Status.NotFound;
-                    if (_store.Settings.CopyReadsFromDiskToTail && _store.Admission.AdmitAfterMiss(op.Hash))
-                        CopyToTail(slot, tag, entry, diskRecord, op.Object);
-                    else if (RecordLayout.AccessTime(diskRecord) is var touched && touched != accessed)
-                        _store.Admission.NoteTouch(op.Hash, touched); // the record stays out: keep its touch (ReadAdmission)
+                    bool admitted = _store.Settings.CopyReadsFromDiskToTail && _store.Admission.AdmitAfterMiss(op.Hash);
+                    status = ReadOutsideLog(diskRecord, op.Object, op.Hash, ref op.Input, ref op.Output);
+                    if (admitted) CopyToTail(slot, tag, entry, diskRecord, op.Object);
                 }
                 else if (expired) status = Status.NotFound | Status.Expired;
                 Report(op, status);
