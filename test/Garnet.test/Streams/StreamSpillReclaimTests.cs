@@ -38,6 +38,9 @@ public class StreamSpillReclaimTests
 
     private static StreamSpillReclaimer Reclaimer(TestServer server) => server.Server.Server.Store.SpillReclaimer;
 
+    /// <summary>No background round is ever due (a threshold no test reaches); RunRoundAsync still runs one.</summary>
+    private static void OnlyExplicitRounds(TestServer server) => Reclaimer(server).Floor = long.MaxValue / 4;
+
     private static long Info(RespClient c, string name)
     {
         foreach (var line in c.Execute("INFO", "stats").Text!.Split("\r\n"))
@@ -155,6 +158,9 @@ public class StreamSpillReclaimTests
     public void DeletedOverwrittenExpiredAndFlushedStreamsAreReclaimed()
     {
         using var server = Start(_dir);
+        // Only the rounds below: a background round while 'e' waits for active expiry freed 'a', 'b' and 'd' before the
+        // checkpoint's hold began (seen once in CI).
+        OnlyExplicitRounds(server);
         using var c = server.Client();
         foreach (var key in new[] { "a", "b", "d", "e", "keep" }) AddAll(c, key, Enumerable.Range(1, 4000));
         Reclaim(server);
@@ -272,7 +278,7 @@ public class StreamSpillReclaimTests
         var reclaimer = Reclaimer(server);
         var model = Enumerable.Range(1, 4000).ToList();
         AddAll(c, "m", model);
-        reclaimer.PollInterval = TimeSpan.FromHours(1); // only the rounds below
+        OnlyExplicitRounds(server); // only the rounds below
         // Each round's scan starts after the stream changed keys (its new record is past the scan's end, its old one gone).
         var moves = new Queue<string[]>([
             ["RENAME", "m", "m2"], ["RENAME", "m2", "m"],
