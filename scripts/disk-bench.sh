@@ -25,7 +25,10 @@ GARNET_DIR=${GARNET_DIR:-/tmp/garnet-tool}
 CLIENT_ARGS=${CLIENT_ARGS:---threads 2 --clients 25}; FIRST_SEED=${SEED:-1}
 
 cpu_seconds() { awk '{print ($14+$15)/100}' /proc/$1/stat 2>/dev/null || echo 0; }
-disk_reads() { redis-cli -p $PORT info stats 2>/dev/null | tr -d '\r' | awk -F: '$1 == "disk_reads" { print $2 }'; }
+# Every call to a server is bounded: a server that stalls under the load (Garnet did: 2 GET/s, p99 31 s) must not hang
+# the script; its run then prints what it got, or that it gave no result, and the next run starts.
+cli() { timeout 10 redis-cli -p $PORT "$@" 2>/dev/null; }
+disk_reads() { cli info stats | tr -d '\r' | awk -F: '$1 == "disk_reads" { print $2 }' || true; }
 # The machine's CPU ticks (all states) and the ticks the hypervisor stole, from /proc/stat: a VM whose host throttles it
 # loses its vCPUs for 10-20 ms at a time, and every request in flight then waits that long (docs/performance.md,
 # "Issue 14, session 23").
@@ -53,6 +56,13 @@ start_server() { # name[:extra server args] -> sets PID
   echo "$name did not start"; cat "$dir.log"; exit 1
 }
 
+stop_server() { # SIGTERM, then SIGKILL after 30 s (a stalled server may not finish its shutdown)
+  kill $PID 2>/dev/null || true
+  for _ in $(seq 150); do kill -0 $PID 2>/dev/null || return 0; sleep 0.2; done
+  echo "pid $PID did not stop within 30 s: killed"; kill -9 $PID 2>/dev/null || true
+  while kill -0 $PID 2>/dev/null; do sleep 0.2; done
+}
+
 if command -v fio >/dev/null; then
   mkdir -p "$DATA"
   fio --name=rr --filename="$DATA/fio.test" --size=600M --rw=randread --bs=4k --direct=1 --iodepth=50 --ioengine=libaio \
@@ -63,24 +73,25 @@ if ss -ltnH "sport = :$PORT" | grep -q .; then echo "port $PORT is in use"; exit
 for name in "$@"; do
   start_server "$name"
   $B --port $PORT --op SET --dbsize $KEYS --valuelength 256 --threads 2 --batchsize 512 --runtime 1 >/dev/null 2>&1
-  printf '%s after the load: %s\n' "$name" "$(redis-cli -p $PORT info memory 2>/dev/null | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
+  printf '%s after the load: %s\n' "$name" "$(cli info memory | grep -E '^store_(index|log)_memory' | tr -d '\r' | tr '\n' ' ' || true)"
   seed=$FIRST_SEED
   for mode in "" "--zipf"; do
     for p in 1 16; do
       seed=$((seed + 1))
       c0=$(cpu_seconds $PID); r0=$(disk_reads); read -r t0 s0 < <(machine_ticks)
-      out=$($B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 $CLIENT_ARGS --batchsize $p \
+      out=$(timeout -k 5 $((SECONDS_PER_RUN + 60)) $B --port $PORT --online --op-workload GET --dbsize $KEYS --valuelength 256 $CLIENT_ARGS --batchsize $p \
              --runtime $SECONDS_PER_RUN --skipload --seed $seed $mode 2>&1 || true)
       c1=$(cpu_seconds $PID); r1=$(disk_reads); read -r t1 s1 < <(machine_ticks)
-      rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1)
-      ops=$(echo "$out" | grep -oE "[0-9,]+ ops in" | head -1 | tr -d ', opsin')
+      rate=$(echo "$out" | grep -oE "= [0-9,]+ ops/s" | head -1 || true)
+      [ -n "$rate" ] || rate="no result within $((SECONDS_PER_RUN + 60)) s"
+      ops=$(echo "$out" | grep -oE "[0-9,]+ ops in" | head -1 | tr -d ', opsin' || true)
       # GET ops mean p50 p90 p99 p99.9 ... (microseconds)
       lat=$(echo "$out" | awk '/^GET /{printf "p50 %.1f ms  p99 %.1f ms  p99.9 %.1f ms", $4/1000, $6/1000, $7/1000}')
       reads=$(awk -v a="$r0" -v b="$r1" -v n="${ops:-0}" 'BEGIN { if (n > 0 && a != "" && b != "") printf "  %.2f disk reads/GET", (b - a) / n }')
       printf '%-18s %-6s p%-3s %-18s %s  server cpu %.1fs%s  steal %s%%\n' "$name" "${mode:---unif}" $p "${rate#= }" "$lat" "$(echo "$c1 - $c0" | bc)" "$reads" "$(steal_share $t0 $s0 $t1 $s1)"
     done
   done
-  (redis-cli -p $PORT info stats 2>/dev/null | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
-  kill $PID; while kill -0 $PID 2>/dev/null; do sleep 0.2; done
+  (cli info stats | grep -E "^disk_" | tr -d '\r' | tr '\n' ' ') || true; echo
+  stop_server
   rm -rf "$DATA/run"
 done
