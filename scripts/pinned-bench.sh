@@ -8,9 +8,10 @@
 # rounds with p99 at most the other's. Add resp_floor (../shared/bench/resp_floor.c) as a server to see the least any
 # server can do.
 #   bash scripts/pinned-bench.sh ours=6390 redis=6392 floor=6399
-# Environment: REPS (rounds, default 5), REQUESTS (per run, default 1000000), CONNECTIONS (default 50), PIPELINE (default 1).
+# Environment: REPS (rounds, default 5), REQUESTS (per run, default 1000000), CONNECTIONS (default 50), PIPELINE (default 1),
+# TEST (redis-benchmark's test, default get; set measures SETs of the same 1024 keys).
 set -euo pipefail
-REPS=${REPS:-5}; N=${REQUESTS:-1000000}; CONNS=${CONNECTIONS:-50}; PIPE=${PIPELINE:-1}
+REPS=${REPS:-5}; N=${REQUESTS:-1000000}; CONNS=${CONNECTIONS:-50}; PIPE=${PIPELINE:-1}; TEST=${TEST:-get}
 [ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 2; }
 command -v redis-benchmark >/dev/null || { echo "redis-benchmark is needed (Debian: redis-tools)" >&2; exit 2; }
 LAST=$(( $(nproc) - 1 ))
@@ -26,7 +27,8 @@ for spec in "$@"; do
 done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-printf '%-8s %4s %10s %9s %9s %12s\n' server rep "GET/s" "p99 ms" "max ms" "cpu us/GET"
+OP=$(tr '[:lower:]' '[:upper:]' <<<"$TEST")
+printf '%-8s %4s %10s %9s %9s %12s\n' server rep "$OP/s" "p99 ms" "max ms" "cpu us/$OP"
 for rep in $(seq "$REPS"); do
   for spec in "$@"; do
     name=${spec%%=*}; port=${spec#*=}; pid=$(pid_of_port "$port")
@@ -34,7 +36,7 @@ for rep in $(seq "$REPS"); do
     taskset -a -p -c "$LAST" "$pid" >/dev/null
     c0=$(cpu_ticks "$pid")
     # CSV: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-    line=$(taskset -c 0 redis-benchmark -p "$port" -c "$CONNS" -n "$N" -t get -P "$PIPE" -r 1024 --csv 2>/dev/null | tail -1 | tr -d '"')
+    line=$(taskset -c 0 redis-benchmark -p "$port" -c "$CONNS" -n "$N" -t "$TEST" -d 32 -P "$PIPE" -r 1024 --csv 2>/dev/null | tail -1 | tr -d '"')
     c1=$(cpu_ticks "$pid")
     taskset -a -p -c "0-$LAST" "$pid" >/dev/null
     IFS=, read -r _ rps _ _ _ _ p99 max <<<"$line"
@@ -50,5 +52,5 @@ for spec in "${@:2}"; do
     $1 == a { ca[$2] = $3; pa[$2] = $4 } $1 == b { cb[$2] = $3; pb[$2] = $4 }
     END { n = 0; cpu = 0; p99 = 0
           for (r in ca) if (r in cb) { n++; if (ca[r] < cb[r]) cpu++; if (pa[r] <= pb[r]) p99++ }
-          printf "%s against %s: less CPU per GET in %d of %d rounds; p99 at most its in %d of %d\n", a, b, cpu, n, p99, n }' "$out"
+          printf "%s against %s: less CPU per request in %d of %d rounds; p99 at most its in %d of %d\n", a, b, cpu, n, p99, n }' "$out"
 done

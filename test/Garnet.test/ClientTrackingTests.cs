@@ -144,7 +144,8 @@ public class ClientTrackingTests : ServerFixture
         c.Execute("CLIENT", "TRACKING", "ON", "REDIRECT", targetId.ToString());
         c.Execute("GET", "ct5:j");
         target.Dispose();
-        for (int i = 0; i < 200 && b.Execute("CLIENT", "LIST", "ID", targetId.ToString()).Text!.Length > 0; i++) Thread.Sleep(10);
+        for (int i = 0; i < 2000 && b.Execute("CLIENT", "LIST", "ID", targetId.ToString()).Text!.Length > 0; i++) Thread.Sleep(10);
+        Assert.That(b.Execute("CLIENT", "LIST", "ID", targetId.ToString()).Text, Is.Empty, "the server saw the target close");
         b.Execute("SET", "ct5:j", "1");
         var broken = c.Read();
         Assert.That(broken.Type, Is.EqualTo(RespType.Push));
@@ -210,11 +211,13 @@ public class ClientTrackingTests : ServerFixture
     {
         using var a = Resp3();
         using var b = _server.Client();
-        b.Execute("SET", "ct8:k", "v", "PX", "30");
+        // A second of TTL: a's GET must find the key before it expires, even on a stalled machine (30 ms was not always
+        // enough). A PEXPIRE after the GET would not do: changing the TTL is itself a write that invalidates.
+        b.Execute("SET", "ct8:k", "v", "PX", "1000");
         a.Execute("CLIENT", "TRACKING", "ON");
         Assert.That(a.Execute("GET", "ct8:k").Text, Is.EqualTo("v"));
         // Expiry, lazy (b's read meets it) or active: either way a is told once.
-        for (int i = 0; i < 500 && b.Execute("EXISTS", "ct8:k").Integer == 1; i++) Thread.Sleep(10);
+        for (int i = 0; i < 1000 && b.Execute("EXISTS", "ct8:k").Integer == 1; i++) Thread.Sleep(10);
         ExpectInvalidation(a, "ct8:k");
     }
 }

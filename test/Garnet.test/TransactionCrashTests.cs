@@ -40,6 +40,6 @@ public class TransactionCrashTests
                 Assert.That(values[0], Is.InRange(acked, acked + Depth), "every acknowledged transaction is there");
                 Assert.That(listLength, Is.EqualTo(values[0]));
                 Assert.That(hash, Is.EqualTo(values[0]));
-            });
+            }, ackedAtLeast: 20);
     }
 }

@@ -146,9 +146,11 @@ public class TransactionTests : ServerFixture
         c.Execute("FLUSHDB");
         other.Execute("SELECT", "9");
         // A watched key that expires between WATCH and EXEC fails the EXEC.
-        c.Execute("SET", "t4:ttl", "v", "PX", "40");
+        // (A TTL of 500 ms: WATCH must see the key still there, even on a stalled machine; 40 ms was not always enough.)
+        c.Execute("SET", "t4:ttl", "v", "PX", "500");
         c.Execute("WATCH", "t4:ttl");
-        for (int i = 0; i < 500 && other.Execute("EXISTS", "t4:ttl").Integer == 1; i++) Thread.Sleep(10);
+        for (int i = 0; i < 2000 && other.Execute("EXISTS", "t4:ttl").Integer == 1; i++) Thread.Sleep(10);
+        Assert.That(other.Execute("EXISTS", "t4:ttl").Integer, Is.EqualTo(0), "the watched key expired");
         c.Execute("MULTI");
         c.Execute("PING");
         Assert.That(c.Execute("EXEC").IsNull, "an expired watched key fails EXEC");

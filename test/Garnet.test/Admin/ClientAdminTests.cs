@@ -75,13 +75,15 @@ public class ClientAdminTests : ServerFixture
     public void PauseAllHoldsEverythingAndEndsByItself()
     {
         using var admin = new RawResp(_server.Port);
-        Assert.That(admin.RunText("CLIENT", "PAUSE", "300", "ALL"), Is.EqualTo("+OK\r\n"));
-        using var c = new RawResp(_server.Port);
+        // The clock starts before the pause does, so PONG comes at least the pause's length after it however slowly the
+        // test itself runs (it used to start after the reply and a new connection: a stall there shortened the wait).
         var sw = System.Diagnostics.Stopwatch.StartNew();
+        Assert.That(admin.RunText("CLIENT", "PAUSE", "1500", "ALL"), Is.EqualTo("+OK\r\n"));
+        using var c = new RawResp(_server.Port);
         c.Send("PING");
         Assert.That(c.HasData(50), Is.False, "even PING waits");
         Assert.That(c.ReadText(), Is.EqualTo("+PONG\r\n"));
-        Assert.That(sw.ElapsedMilliseconds, Is.GreaterThanOrEqualTo(200), "held until the pause timed out");
+        Assert.That(sw.ElapsedMilliseconds, Is.GreaterThanOrEqualTo(1450), "held until the pause timed out");
         // A held client does not hold its thread: many held clients, then one UNPAUSE frees all.
         admin.Run("CLIENT", "PAUSE", "100000");
         var held = Enumerable.Range(0, 20).Select(_ => new RawResp(_server.Port)).ToList();
