@@ -28,6 +28,7 @@ public class CheckpointTests
     public void SaveThenRestartRecoversKeysDatabasesTtlsAndLargeValues()
     {
         var large = new string('L', 3 << 20);
+        var soonSet = new System.Diagnostics.Stopwatch();
         using (var server = Start())
         using (var c = server.Client())
         {
@@ -37,7 +38,9 @@ public class CheckpointTests
             c.Execute("INCR", "counter");
             c.Execute("SET", "ttl", "t", "EX", "1000");
             c.Execute("SET", "gone", "g", "PX", "1");      // expired before the save: not written
-            c.Execute("SET", "soon", "s", "PX", "1500");   // expires between the save and the restart: not loaded
+            // Expires between the save and the restart: not loaded (4 s: alive at the save's cut even on a stalled machine).
+            c.Execute("SET", "soon", "s", "PX", "4000");
+            soonSet.Start();
             c.Execute("SET", "large", large);
             c.Execute("SELECT", "3");
             c.Execute("SET", "in3", "three");
@@ -51,7 +54,7 @@ public class CheckpointTests
             c.Execute("SET", "after", "not saved"); // --save "" in tests: nothing is saved at shutdown
         }
         Assert.That(CheckpointFiles(_dir), Has.Length.EqualTo(1));
-        Thread.Sleep(1600);
+        Thread.Sleep(Math.Max(0, 4100 - (int)soonSet.ElapsedMilliseconds)); // 'soon' has expired
 
         using (var server = Start())
         using (var c = server.Client())
