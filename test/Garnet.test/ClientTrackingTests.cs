@@ -211,8 +211,8 @@ public class ClientTrackingTests : ServerFixture
     {
         using var a = Resp3();
         using var b = _server.Client();
-        // A second of TTL: a's GET must find the key before it expires, even on a stalled machine (30 ms was not always
-        // enough). A PEXPIRE after the GET would not do: changing the TTL is itself a write that invalidates.
+        // A second of TTL: a's GET must find the key before it expires, even on a stalled machine (30 ms could not promise
+        // it). A PEXPIRE after the GET would not do: changing the TTL is itself a write that invalidates.
         b.Execute("SET", "ct8:k", "v", "PX", "1000");
         a.Execute("CLIENT", "TRACKING", "ON");
         Assert.That(a.Execute("GET", "ct8:k").Text, Is.EqualTo("v"));

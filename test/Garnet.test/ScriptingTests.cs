@@ -310,9 +310,9 @@ public class ScriptingTests : ServerFixture
         }
     }
 
-    /// <summary>Gives a script just sent time to start (no allow-busy command tells whether an EVAL runs).</summary>
-    /// <summary>Waits (at most 20 s) until a script runs on the server, then 200 ms more (it used to be only the 200 ms:
-    /// on a loaded machine the EVAL had not always started by then).</summary>
+    /// <summary>Waits (at most 20 s) until a script just sent runs on the server (no allow-busy command tells whether an
+    /// EVAL runs, so the server's own state is read), then 200 ms more. It used to sleep the 200 ms only, which a loaded
+    /// machine could spend before the EVAL even started.</summary>
     private void WaitUntilBusy(RespClient _)
     {
         var sw = System.Diagnostics.Stopwatch.StartNew();

@@ -146,7 +146,7 @@ public class TransactionTests : ServerFixture
         c.Execute("FLUSHDB");
         other.Execute("SELECT", "9");
         // A watched key that expires between WATCH and EXEC fails the EXEC.
-        // (A TTL of 500 ms: WATCH must see the key still there, even on a stalled machine; 40 ms was not always enough.)
+        // (A TTL of 500 ms: WATCH must see the key still there, even on a stalled machine, which 40 ms could not promise.)
         c.Execute("SET", "t4:ttl", "v", "PX", "500");
         c.Execute("WATCH", "t4:ttl");
         for (int i = 0; i < 2000 && other.Execute("EXISTS", "t4:ttl").Integer == 1; i++) Thread.Sleep(10);
