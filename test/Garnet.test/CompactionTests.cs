@@ -40,8 +40,7 @@ public class CompactionTests
                     // Flushes are asynchronous: wait (at most 20 s) until every read-only page is on disk, so a slow
                     // machine's flush lag does not hide a segment (CI once measured 20 MB here, one segment short of 24).
                     var log = server.Server.Store.Store.Log;
-                    var sw = System.Diagnostics.Stopwatch.StartNew();
-                    while (log.FlushedUntilAddress < log.ReadOnlyAddress && sw.ElapsedMilliseconds < 20_000) Thread.Sleep(5);
+                    Poll.Until(() => log.FlushedUntilAddress >= log.ReadOnlyAddress, TimeSpan.FromSeconds(20));
                     peakWithoutCompaction = LogCompaction.DiskBytes(dir);
                 }
                 if (round >= rounds / 2) for (int k = 0; k < 3; k++) c.Execute("COMPACT");

@@ -34,8 +34,7 @@ public class CrashTests
         Thread.Sleep(loadFor);
         // and on until each writer has more than MinAcked acknowledged (at most 30 s more): a slow disk under
         // --aof-fsync always, or a cold server, must not leave the tests below with a load too small to check.
-        while ((Volatile.Read(ref acked[0]) <= MinAcked || Volatile.Read(ref acked[1]) <= MinAcked) && sw.Elapsed < loadFor + TimeSpan.FromSeconds(30))
-            Thread.Sleep(10);
+        Poll.Until(() => Volatile.Read(ref acked[0]) > MinAcked && Volatile.Read(ref acked[1]) > MinAcked, TimeSpan.FromSeconds(30));
         server.Kill(); // SIGKILL
         server.WaitForExit();
         double seconds = sw.Elapsed.TotalSeconds;

@@ -315,9 +315,8 @@ public class ScriptingTests : ServerFixture
     /// machine could spend before the EVAL even started.</summary>
     private void WaitUntilBusy(RespClient _)
     {
-        var sw = System.Diagnostics.Stopwatch.StartNew();
-        while (_server.Server.Server.Scripts.Running is null && sw.ElapsedMilliseconds < 20_000) Thread.Sleep(5);
-        Assert.That(_server.Server.Server.Scripts.Running, Is.Not.Null, "the script started within 20 s");
+        Assert.That(Poll.Until(() => _server.Server.Server.Scripts.Running is not null, TimeSpan.FromSeconds(20)), Is.True,
+            "the script started within 20 s");
         Thread.Sleep(200);
     }
 

@@ -38,8 +38,7 @@ internal static class SigkillUnderLoad
                     catch (Exception ex) when (ex is IOException or System.Net.Sockets.SocketException) { } // the server died
                 });
                 Thread.Sleep(loadFor ?? TimeSpan.FromSeconds(2));
-                var more = System.Diagnostics.Stopwatch.StartNew();
-                while (Volatile.Read(ref acked) <= ackedAtLeast && more.Elapsed < TimeSpan.FromSeconds(30) && !writer.IsCompleted) Thread.Sleep(10);
+                Poll.Until(() => Volatile.Read(ref acked) > ackedAtLeast || writer.IsCompleted, TimeSpan.FromSeconds(30));
                 server.Kill(); // SIGKILL
                 server.WaitForExit();
                 Assert.That(writer.Wait(TimeSpan.FromSeconds(30)));

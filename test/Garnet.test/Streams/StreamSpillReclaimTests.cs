@@ -348,8 +348,8 @@ public class StreamSpillReclaimTests
 
     private static void WaitForBgsave(RespClient c)
     {
-        var sw = Stopwatch.StartNew(); // a checkpoint of 30K strings mostly on disk, while rounds rescan the log: up to 40 s
-        while (c.Execute("INFO", "persistence").Text!.Contains("rdb_bgsave_in_progress:1") && sw.ElapsedMilliseconds < 40_000) Thread.Sleep(5);
+        // A checkpoint of 30K strings mostly on disk, while rounds rescan the log: up to 40 s.
+        Poll.Until(() => !c.Execute("INFO", "persistence").Text!.Contains("rdb_bgsave_in_progress:1"), TimeSpan.FromSeconds(40));
         Assert.That(c.Execute("INFO", "persistence").Text, Does.Contain("rdb_bgsave_in_progress:0"));
         Assert.That(c.Execute("INFO", "persistence").Text, Does.Contain("rdb_last_bgsave_status:ok"), "every checkpoint succeeded");
     }
