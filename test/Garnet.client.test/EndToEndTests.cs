@@ -234,7 +234,7 @@ public class EndToEndTests
     [Test]
     public void RefusedConnectionIsExitCode2AndBadOptionsExitCode1()
     {
-        int freePort = FreePort();
+        int freePort = Garnet.test.shared.TestPorts.Free();
         var run = BenchmarkRun.Start("--port", freePort.ToString(), "--threads", "1", "--totalops", "10");
         Assert.That(run.ExitCode, Is.EqualTo(2));
         Assert.That(run.Errors, Does.StartWith("error: "));
@@ -254,14 +254,5 @@ public class EndToEndTests
             Assert.That(output.ToString(), Does.Contain("--" + attr.LongName), attr.LongName);
             Assert.That(attr.HelpText, Is.Not.Empty, attr.LongName);
         }
-    }
-
-    internal static int FreePort()
-    {
-        var l = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        l.Start();
-        int port = ((System.Net.IPEndPoint)l.LocalEndpoint).Port;
-        l.Stop();
-        return port;
     }
 }

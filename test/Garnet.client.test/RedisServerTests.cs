@@ -19,7 +19,7 @@ public sealed class RedisServerProcess : IDisposable
     public RedisServerProcess(string extraArgs = "", int? port = null, Func<bool>? ready = null)
     {
         Dir = Directory.CreateTempSubdirectory("resp-bench-redis-").FullName;
-        Port = port ?? EndToEndTests.FreePort();
+        Port = port ?? Garnet.test.shared.TestPorts.Free();
         var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {Dir} {extraArgs}")
         {
             RedirectStandardOutput = true,
@@ -132,7 +132,7 @@ public class RedisServerTests
         try
         {
             var (certFile, keyFile) = SelfSigned.WritePem(cert, certDir);
-            int tlsPort = EndToEndTests.FreePort();
+            int tlsPort = Garnet.test.shared.TestPorts.Free();
             var options = new RespConnectionOptions { Port = tlsPort, Tls = true, TlsInsecure = true, TimeoutMs = 2000 };
             RedisServerProcess redis;
             try

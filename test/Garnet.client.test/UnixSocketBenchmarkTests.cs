@@ -23,7 +23,7 @@ public class UnixSocketBenchmarkTests
         if (!OperatingSystem.IsLinux() && !OperatingSystem.IsMacOS()) Assert.Ignore("Unix domain sockets");
         string path = SocketPath("ours");
         // Port 0 with a socket would turn TCP off (as Redis): a free port, for the counters read over TCP.
-        using var server = new InProcessServer(o => { o.UnixSocket = path; o.Port = EndToEndTests.FreePort(); });
+        using var server = new InProcessServer(o => { o.UnixSocket = path; o.Port = Garnet.test.shared.TestPorts.Free(); });
         try
         {
             var offline = BenchmarkRun.Start("--unixsocket", path, "--op", "GET", "--dbsize", "500", "--batchsize", "256",

@@ -65,7 +65,7 @@ public class CrashTests
         var dir = Directory.CreateTempSubdirectory("garnet-crash-").FullName;
         try
         {
-            int port = ProcessTests.FreePort();
+            int port = shared.TestPorts.Free();
             string args = $"--port {port} --aof --aof-fsync {fsync} --save \"\" --loglevel warning";
             var server = ProcessTests.Start(args, dir);
             ProcessTests.WaitForPort(port, server);

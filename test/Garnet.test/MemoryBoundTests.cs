@@ -22,7 +22,7 @@ public class MemoryBoundTests
     public void SetUp()
     {
         _dir = Directory.CreateTempSubdirectory("garnet-mem-").FullName;
-        _port = ProcessTests.FreePort();
+        _port = shared.TestPorts.Free();
         var sw = Stopwatch.StartNew();
         _process = ProcessTests.Start($"--port {_port} --bind 127.0.0.1 --dir \"{_dir}\" --save \"\" --memory 1gb --loglevel warning", _dir);
         ProcessTests.WaitForPort(_port, _process);

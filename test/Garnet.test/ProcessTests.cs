@@ -11,15 +11,6 @@ public class ProcessTests
 {
     private static string ServerDll => Path.Combine(AppContext.BaseDirectory, "GarnetServer.dll");
 
-    internal static int FreePort()
-    {
-        var l = new TcpListener(IPAddress.Loopback, 0);
-        l.Start();
-        int port = ((IPEndPoint)l.LocalEndpoint).Port;
-        l.Stop();
-        return port;
-    }
-
     internal static Process Start(string args, string workDir)
     {
         var psi = new ProcessStartInfo("dotnet", $"\"{ServerDll}\" {args}")
@@ -56,7 +47,7 @@ public class ProcessTests
     public void ServesRedisCliAndStopsOnSigterm()
     {
         var dir = Directory.CreateTempSubdirectory("garnet-proc-").FullName;
-        int port = FreePort();
+        int port = shared.TestPorts.Free();
         using var p = Start($"--port {port}", dir);
         try
         {
@@ -101,7 +92,7 @@ public class ProcessTests
     public void ShutdownCommandStopsTheProcess()
     {
         var dir = Directory.CreateTempSubdirectory("garnet-proc-").FullName;
-        int port = FreePort();
+        int port = shared.TestPorts.Free();
         using var p = Start($"--port {port} --requirepass pw", dir);
         try
         {

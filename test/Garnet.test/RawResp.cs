@@ -124,7 +124,7 @@ public sealed class RedisProcess : IDisposable
     public RedisProcess(string extraArgs = "")
     {
         _dir = Directory.CreateTempSubdirectory("garnet-test-redis-").FullName;
-        Port = ProcessTests.FreePort();
+        Port = shared.TestPorts.Free();
         var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir} {extraArgs}")
         {
             RedirectStandardOutput = true,

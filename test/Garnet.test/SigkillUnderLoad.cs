@@ -17,7 +17,7 @@ internal static class SigkillUnderLoad
         var dir = Directory.CreateTempSubdirectory(prefix).FullName;
         try
         {
-            int port = ProcessTests.FreePort();
+            int port = shared.TestPorts.Free();
             long acked = 0;
             using (var server = ProcessTests.Start(args(port), dir))
             {

@@ -55,7 +55,7 @@ public class StartupSafetyProcessTests
     [Test]
     public void DirThatCannotBeCreatedIsOneLineWithoutStackTrace()
     {
-        var (exit, stderr, stdout) = RunToExit($"--dir /proc/nope --port {ProcessTests.FreePort()}", Path.GetTempPath());
+        var (exit, stderr, stdout) = RunToExit($"--dir /proc/nope --port {shared.TestPorts.Free()}", Path.GetTempPath());
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(stderr, Is.EqualTo(new[] { "Invalid value for --dir: '/proc/nope' cannot be created (No such file or directory)." }));
         Assert.That(stdout, Does.Not.Contain(" at ").And.Not.Contain("Exception"), "no stack trace below --loglevel debug");
@@ -67,7 +67,7 @@ public class StartupSafetyProcessTests
         var file = Path.GetTempFileName();
         try
         {
-            var (exit, stderr, _) = RunToExit($"--dir {file} --port {ProcessTests.FreePort()}", Path.GetTempPath());
+            var (exit, stderr, _) = RunToExit($"--dir {file} --port {shared.TestPorts.Free()}", Path.GetTempPath());
             Assert.That(exit, Is.EqualTo(1));
             Assert.That(stderr, Is.EqualTo(new[] { $"Invalid value for --dir: '{file}' is not a directory." }));
         }
@@ -77,7 +77,7 @@ public class StartupSafetyProcessTests
     [Test]
     public void StackTraceOnlyAtLoglevelDebug()
     {
-        var (exit, stderr, _) = RunToExit($"--dir /proc/nope --port {ProcessTests.FreePort()} --loglevel debug", Path.GetTempPath());
+        var (exit, stderr, _) = RunToExit($"--dir /proc/nope --port {shared.TestPorts.Free()} --loglevel debug", Path.GetTempPath());
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(stderr[0], Is.EqualTo("Invalid value for --dir: '/proc/nope' cannot be created (No such file or directory)."));
         Assert.That(stderr.Skip(1), Has.Some.StartWith("at Garnet.DataDirectoryLock.Acquire"), "then the stack trace");
@@ -87,7 +87,7 @@ public class StartupSafetyProcessTests
     public void SecondServerOnAPortInUseExitsAndTheFirstStillServes()
     {
         var dir = Directory.CreateTempSubdirectory("garnet-port-").FullName;
-        int port = ProcessTests.FreePort();
+        int port = shared.TestPorts.Free();
         using var first = ProcessTests.Start($"--port {port} --dir first --loglevel warning", dir);
         try
         {
@@ -116,7 +116,7 @@ public class StartupSafetyProcessTests
     {
         var work = Directory.CreateTempSubdirectory("garnet-dirlock-").FullName;
         string dir = Path.Combine(work, "data");
-        int port1 = ProcessTests.FreePort(), port2 = ProcessTests.FreePort();
+        int port1 = shared.TestPorts.Free(), port2 = shared.TestPorts.Free();
         using var first = ProcessTests.Start($"--port {port1} --dir {dir} --loglevel warning", work);
         try
         {

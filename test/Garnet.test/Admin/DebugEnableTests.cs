@@ -42,7 +42,7 @@ public class DebugEnableTests
     public void LocalAdmitsLoopbackAndUnixSocketAndRefusesOthers()
     {
         string sock = Path.Combine("/tmp", $"garnet-dbg-{Guid.NewGuid():N}.sock");
-        using var server = new TestServer(o => { o.Bind = "0.0.0.0"; o.ProtectedMode = "no"; o.UnixSocket = sock; o.Port = ProcessTests.FreePort(); });
+        using var server = new TestServer(o => { o.Bind = "0.0.0.0"; o.ProtectedMode = "no"; o.UnixSocket = sock; o.Port = shared.TestPorts.Free(); });
         using (var c = server.Client())
         {
             Assert.That(c.Execute("CONFIG", "GET", "enable-debug-command").Elements![1].Text, Is.EqualTo("local"), "the default");

@@ -13,7 +13,7 @@ public sealed class ServerProcess : IDisposable
 
     public ServerProcess(string args, string workDir, bool waitForPort = true)
     {
-        Port = ProcessTests.FreePort();
+        Port = shared.TestPorts.Free();
         var psi = new ProcessStartInfo("dotnet", $"\"{Path.Combine(AppContext.BaseDirectory, "GarnetServer.dll")}\" --port {Port} {args}")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = workDir,

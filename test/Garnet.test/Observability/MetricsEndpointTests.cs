@@ -16,7 +16,7 @@ public class MetricsEndpointTests
     [OneTimeSetUp]
     public void Start()
     {
-        _metricsPort = Ports.Free();
+        _metricsPort = shared.TestPorts.Free();
         _server = new TestServer(o => o.MetricsPort = _metricsPort);
     }
 

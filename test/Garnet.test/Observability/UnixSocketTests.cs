@@ -23,7 +23,7 @@ public class UnixSocketTests
         try { File.Delete(_path); } catch { }
     }
 
-    private static int FreePort() => Ports.Free();
+    private static int FreePort() => shared.TestPorts.Free();
 
     [Test]
     public void ServedAlongsideTcpThroughStackExchangeRedis([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
@@ -126,18 +126,5 @@ public class UnixSocketTests
             Assert.That((s.UnixSocket, s.UnixSocketPerm, s.SlowlogMaxLen, s.LatencyMonitorThreshold), Is.EqualTo((_path, Convert.ToInt32("700", 8), 7, 5)));
         }
         finally { File.Delete(conf); }
-    }
-}
-
-internal static class Ports
-{
-    /// <summary>A loopback port free now (for a listener that needs an explicit port).</summary>
-    public static int Free()
-    {
-        var l = new TcpListener(IPAddress.Loopback, 0);
-        l.Start();
-        int port = ((IPEndPoint)l.LocalEndpoint).Port;
-        l.Stop();
-        return port;
     }
 }
