@@ -1,7 +1,6 @@
 // --unixsocket / --unixsocketperm: served alongside TCP (or alone with --port 0), through StackExchange.Redis and
 // redis-cli -s; stale socket files replaced, live ones refused, the file deleted at shutdown; one-line option errors.
 using System.Diagnostics;
-using System.Net;
 using System.Net.Sockets;
 using Garnet.Options;
 using StackExchange.Redis;
@@ -23,12 +22,10 @@ public class UnixSocketTests
         try { File.Delete(_path); } catch { }
     }
 
-    private static int FreePort() => shared.TestPorts.Free();
-
     [Test]
     public void ServedAlongsideTcpThroughStackExchangeRedis([Values(RedisProtocol.Resp2, RedisProtocol.Resp3)] RedisProtocol protocol)
     {
-        int port = FreePort();
+        int port = shared.TestPorts.Free();
         using var server = new TestServer(o => { o.Port = port; o.UnixSocket = _path; o.UnixSocketPerm = "770"; });
         Assert.That(File.Exists(_path));
         Assert.That(File.GetUnixFileMode(_path) & (UnixFileMode)0x1FF, Is.EqualTo((UnixFileMode)Convert.ToInt32("770", 8)));
@@ -69,7 +66,7 @@ public class UnixSocketTests
         // a file nobody accepts on, as a killed server leaves (.NET deletes the socket files it binds when they are closed,
         // so a plain file stands in for the stale socket: both are replaced the same way)
         File.WriteAllText(_path, "");
-        using var first = new TestServer(o => { o.Port = FreePort(); o.UnixSocket = _path; });
+        using var first = new TestServer(o => { o.Port = shared.TestPorts.Free(); o.UnixSocket = _path; });
         using (var s = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified))
         {
             s.Connect(new UnixDomainSocketEndPoint(_path));
@@ -78,7 +75,7 @@ public class UnixSocketTests
             Assert.That(System.Text.Encoding.ASCII.GetString(buf, 0, s.Receive(buf)), Is.EqualTo("+PONG\r\n"));
         }
         var dir = Path.Combine(Path.GetTempPath(), "garnet-us-second-" + Guid.NewGuid().ToString("N"));
-        var second = new GarnetServer(new GarnetServerOptions { Port = FreePort(), Bind = "127.0.0.1", Dir = dir, Save = "", UnixSocket = _path });
+        var second = new GarnetServer(new GarnetServerOptions { Port = shared.TestPorts.Free(), Bind = "127.0.0.1", Dir = dir, Save = "", UnixSocket = _path });
         try
         {
             var ex = Assert.Throws<SocketException>(() => second.Start());
