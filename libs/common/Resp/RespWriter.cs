@@ -74,6 +74,13 @@ public sealed class RespWriter : IDisposable
         _length = length;
     }
 
+    /// <summary>Makes room for bytes more in one step (a reply whose size is known before it is written: one allocation
+    /// of exactly that, instead of regrowing and copying as it is written). Same limits as any write.</summary>
+    public void EnsureFree(long bytes)
+    {
+        if (_buffer.Length - _length < bytes) Grow((int)Math.Min(bytes, int.MaxValue));
+    }
+
     private Span<byte> Reserve(int size)
     {
         if (_buffer.Length - _length < size) Grow(size);

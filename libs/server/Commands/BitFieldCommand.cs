@@ -26,7 +26,7 @@ public static class BitFieldCommands
             {
                 if (readOnly && !get) { s.WriteError("ERR BITFIELD_RO only supports the GET subcommand"); return; }
                 if (!TryType(s.Arg(i + 1), out bool signed, out int bits)) { s.WriteError(BadType); return; }
-                if (!TryOffset(s.Arg(i + 2), bits, out long offset)) { s.WriteError(BadOffset); return; }
+                if (!TryOffset(s.Arg(i + 2), bits, get, out long offset)) { s.WriteError(BadOffset); return; }
                 long value = 0;
                 if (!get && !NumberParsing.TryParseInt64(s.Arg(i + 3), out value)) { s.WriteError(StringFunctions.NotInteger); return; }
                 ops.Add(new BitFieldCommand(get ? BitFieldOp.Get : set ? BitFieldOp.Set : BitFieldOp.IncrBy, signed, bits, offset, value, overflow));
@@ -71,11 +71,14 @@ public static class BitFieldCommands
         return n >= 1 && (signed ? n <= 64 : n <= 63);
     }
 
-    private static bool TryOffset(ReadOnlySpan<byte> o, int bits, out long offset)
+    private static bool TryOffset(ReadOnlySpan<byte> o, int bits, bool get, out long offset)
     {
         bool multiply = o.Length > 0 && o[0] == '#';
         if (!NumberParsing.TryParseInt64(multiply ? o[1..] : o, out offset)) return false;
-        if (multiply) offset *= bits;
-        return offset >= 0 && offset + bits <= 512L * 1024 * 1024 * 8;
+        if (multiply) offset = unchecked(offset * bits); // wraps as Redis's long long multiply does
+        // Redis's test (offset >> 3 within proto-max-bulk-len), and for a write ours that the field ends inside 512 MB (a GET
+        // past the end reads zeros), both without overflow: an offset near long.MaxValue is refused, never indexed.
+        const long maxBits = 512L * 1024 * 1024 * 8;
+        return offset >= 0 && (offset >> 3) < maxBits / 8 && (get || offset <= maxBits - bits);
     }
 }

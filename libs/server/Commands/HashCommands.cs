@@ -188,8 +188,26 @@ public static class HashCommands
             if (count < -(long.MaxValue / 2) || count > long.MaxValue / 2) { s.WriteError("ERR value is out of range"); return; }
         }
         List<KeyValuePair<byte[], byte[]>> picked = [];
-        var op = HashOp(h => { picked = RandomPicks.Pick(h.Entries.ToList(), withCount ? count : 1); return false; });
+        // A negative count (repeats allowed): written as they are drawn from a snapshot of the entries, never gathered.
+        bool repeats = withCount && count < 0;
+        var op = HashOp(h => { picked = repeats ? h.Entries.ToList() : RandomPicks.Pick(h.Entries.ToList(), withCount ? count : 1); return false; });
         if (!Run(s, op, write: false)) return;
+        if (repeats && picked.Count > 0)
+        {
+            long n = Math.Min(-count, RandomPicks.MaxReplyElements);
+            bool nested = withValues && s.Protocol >= 3;
+            s.Writer.WriteArrayHeader((int)(n * (withValues && !nested ? 2 : 1)));
+            RepeatedPicks.Write(s.Writer, picked, n,
+                e => (nested ? 4 : 0) + RepeatedPicks.BulkSize(e.Key.Length) + (withValues ? RepeatedPicks.BulkSize(e.Value.Length) : 0),
+                (w, e) =>
+                {
+                    if (nested) w.WriteArrayHeader(2);
+                    w.WriteBulkString(e.Key);
+                    if (withValues) w.WriteBulkString(e.Value);
+                });
+            return;
+        }
+        if (repeats) { s.Writer.WriteArrayHeader(0); return; }
         if (!withCount)
         {
             if (picked.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(picked[0].Key);

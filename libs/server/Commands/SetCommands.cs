@@ -48,7 +48,7 @@ public static class SetCommands
             added = 0;
             var before = set.SetEncoding;
             set.PrepareForAdd(members.Length, members[0]);
-            foreach (var m in members) if (set.Add(m)) added++;
+            added = set.AddMany(members);
             return added > 0 || set.SetEncoding != before;
         }, creates: true);
         if (!Run(s, s.Arg(1), op, write: true)) return;
@@ -163,8 +163,19 @@ public static class SetCommands
             if (count == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
         }
         List<byte[]> picked = [];
-        var op = SetOp(set => { picked = RandomPicks.Pick(set.Slots, count); return false; });
+        IReadOnlyList<byte[]> members = [];
+        // A negative count (repeats allowed) may ask for millions: the reply is written member by member from a snapshot
+        // of the set, with no list of picks (an object reference per reply element).
+        bool repeats = withCount && count < 0;
+        var op = SetOp(set => { if (repeats) members = set.Members; else picked = RandomPicks.Pick(set.Slots, count); return false; });
         if (!Run(s, s.Arg(1), op, write: false)) return;
+        if (repeats)
+        {
+            long n = members.Count == 0 ? 0 : Math.Min(-count, RandomPicks.MaxReplyElements);
+            s.Writer.WriteArrayHeader((int)n);
+            RepeatedPicks.Write(s.Writer, members, n, m => RepeatedPicks.BulkSize(m.Length), (w, m) => w.WriteBulkString(m));
+            return;
+        }
         if (!withCount)
         {
             if (picked.Count == 0) s.Writer.WriteNull(); else s.Writer.WriteBulkString(picked[0]);
@@ -210,14 +221,16 @@ public static class SetCommands
         var result = new SetObject();
         if (sets.Any(x => x is null)) return result;
         var ordered = sets.Select(x => x!).OrderBy(x => x.Count).ToArray();
+        var common = new List<byte[]>(); // distinct: from one set
         foreach (var m in ordered[0].Members)
         {
             bool all = true;
             for (int j = 1; j < ordered.Length && all; j++) all = ReferenceEquals(ordered[j], ordered[0]) || ordered[j].Contains(m);
             if (!all) continue;
-            result.Add(m);
-            if (limit > 0 && result.Count >= limit) break;
+            common.Add(m);
+            if (limit > 0 && common.Count >= limit) break;
         }
+        result.AddMany(common);
         return result;
     }
 
@@ -250,16 +263,18 @@ public static class SetCommands
         if (union)
         {
             foreach (var set in sets)
-                if (set is not null) foreach (var m in set.Members) result.Add(m);
+                if (set is not null) result.AddMany(set.Members);
         }
         else if (sets[0] is { } first)
         {
+            var kept = new List<byte[]>();
             foreach (var m in first.Members)
             {
                 bool elsewhere = false;
                 for (int j = 1; j < sets.Length && !elsewhere; j++) elsewhere = sets[j] is { } other && (ReferenceEquals(other, first) || other.Contains(m));
-                if (!elsewhere) result.Add(m);
+                if (!elsewhere) kept.Add(m);
             }
+            result.AddMany(kept);
         }
         if (destination) Store(s, result, union ? "sunionstore"u8 : "sdiffstore"u8);
         else WriteSet(s, result.Members);

@@ -93,10 +93,28 @@ internal static class IntSet
         return r;
     }
 
-    /// <summary>An intset of the given ascending, distinct values.</summary>
-    public static object Build(ReadOnlySpan<long> sorted)
+    /// <summary>A copy of set with fresh (ascending, distinct, none in set) merged in: one pass, O(count + fresh), where
+    /// inserting them one at a time would copy the array once per member.</summary>
+    public static object Merge(object set, ReadOnlySpan<long> fresh)
     {
-        int width = 2;
+        int count = Count(set);
+        var merged = new long[count + fresh.Length];
+        int a = 0, b = 0, w = 0;
+        while (a < count && b < fresh.Length)
+        {
+            long x = Get(set, a);
+            if (x < fresh[b]) { merged[w++] = x; a++; }
+            else merged[w++] = fresh[b++];
+        }
+        while (a < count) merged[w++] = Get(set, a++);
+        while (b < fresh.Length) merged[w++] = fresh[b++];
+        return Build(merged, Width(set));
+    }
+
+    /// <summary>An intset of the given ascending, distinct values, at least minWidth bytes wide (the width only grows).</summary>
+    public static object Build(ReadOnlySpan<long> sorted, int minWidth = 2)
+    {
+        int width = minWidth;
         foreach (long v in sorted) width = Math.Max(width, WidthOf(v));
         switch (width)
         {

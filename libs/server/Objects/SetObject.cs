@@ -216,6 +216,41 @@ public sealed class SetObject : CollectionObject
         return true;
     }
 
+    /// <summary>
+    /// Adds the members in order (arrays the set may keep) with the result of as many Add calls, same form and order; an
+    /// intset takes each run of integer members in one sort and merge (O(n log n), where one Add at a time copies the
+    /// array per member: quadratic with a large set-max-intset-entries). Returns how many were new.
+    /// </summary>
+    public long AddMany(IReadOnlyList<byte[]> members)
+    {
+        long added = 0;
+        int i = 0;
+        while (i < members.Count && IntSet.Is(_data))
+        {
+            // The run of integer members from i, ending after the one that takes the intset past its limit.
+            int room = IntsetLimit - IntSet.Count(_data);
+            var fresh = new HashSet<long>();
+            int j = i;
+            while (j < members.Count && NumberParsing.TryParseInt64(members[j], out long v))
+            {
+                j++;
+                if (!IntSet.Contains(_data, v) && fresh.Add(v) && fresh.Count > room) break;
+            }
+            if (j == i) break; // a member that is not an integer: Add converts the set
+            if (fresh.Count > 0)
+            {
+                var sorted = fresh.ToArray();
+                Array.Sort(sorted);
+                _data = IntSet.Merge(_data, sorted);
+                added += sorted.Length;
+                if (IntSet.Count(_data) > IntsetLimit) ToTable();
+            }
+            i = j;
+        }
+        for (; i < members.Count; i++) if (Add(members[i])) added++;
+        return added;
+    }
+
     private static int DecimalLength(long v) => v.ToString(CultureInfo.InvariantCulture).Length;
 
     private static int IntsetLimit => Math.Min(EncodingLimits.SetMaxIntsetEntries, 1 << 30);

@@ -113,9 +113,10 @@ public static class RdbCollections
             }
             case TypeSet:
             {
+                var members = new List<byte[]>((int)Math.Min(count, 1 << 16));
+                for (long i = 0; i < count; i++) members.Add(takeString());
                 var set = new SetObject();
-                for (long i = 0; i < count; i++)
-                    if (!set.Add(takeString())) throw bad("a set with a repeated member");
+                if (set.AddMany(members) != members.Count) throw bad("a set with a repeated member");
                 return set;
             }
             case TypeHash:

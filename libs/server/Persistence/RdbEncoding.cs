@@ -122,8 +122,9 @@ public static class RdbEncoding
             {
                 long clen = ReadLength(d, ref at, out bool s1), len = ReadLength(d, ref at, out bool s2);
                 if (clen < 0 || len < 0 || s1 || s2 || clen > d.Length - at || len > StringFunctions.MaxValueLength) return null;
-                var v = new byte[len];
-                if (!LzfDecompress(d.Slice(at, (int)clen), v)) return null;
+                if (len > LzfMaxOutput(clen)) return null; // more than the compressed bytes can produce
+                var v = LzfDecode(d.Slice(at, (int)clen), (int)len);
+                if (v is null) return null;
                 at += (int)clen;
                 return v;
             }
@@ -131,9 +132,35 @@ public static class RdbEncoding
         }
     }
 
-    /// <summary>LZF decompression (liblzf's format, as Redis uses it); false when the data does not decode to exactly output.Length bytes.</summary>
-    public static bool LzfDecompress(ReadOnlySpan<byte> input, Span<byte> output)
+    /// <summary>Most bytes clen bytes of LZF can decode to: a back reference of 3 bytes copies at most 264 bytes (7 + 255 + 2),
+    /// and nothing yields more per input byte, so a declared length beyond this is refused before anything is allocated.</summary>
+    public static long LzfMaxOutput(long clen) => (clen + 2) / 3 * 264;
+
+    /// <summary>Decodes LZF input into exactly length bytes, null when it does not. The output grows as it is produced (from
+    /// a few times the input), so bytes that stop decoding early never cost the declared length.</summary>
+    public static byte[]? LzfDecode(ReadOnlySpan<byte> input, int length)
     {
+        if (length > LzfMaxOutput(input.Length)) return null;
+        var output = new byte[(int)Math.Min(length, 4L * input.Length + 4096)];
+        int produced = 0;
+        while (true)
+        {
+            var step = LzfDecompress(input, output, out produced, out bool full);
+            if (step) return produced == length ? output : null;
+            if (!full || output.Length == length) return null;
+            Array.Resize(ref output, (int)Math.Min(length, output.Length * 4L));
+        }
+    }
+
+    /// <summary>LZF decompression (liblzf's format, as Redis uses it); false when the data does not decode to exactly output.Length bytes.</summary>
+    public static bool LzfDecompress(ReadOnlySpan<byte> input, Span<byte> output) =>
+        LzfDecompress(input, output, out int produced, out _) && produced == output.Length;
+
+    /// <summary>Decodes all of input into output; false when it is malformed or output is too small (full then says which).</summary>
+    private static bool LzfDecompress(ReadOnlySpan<byte> input, Span<byte> output, out int produced, out bool full)
+    {
+        produced = 0;
+        full = false;
         int ip = 0, op = 0;
         while (ip < input.Length)
         {
@@ -141,7 +168,8 @@ public static class RdbEncoding
             if (ctrl < 32)
             {
                 int len = ctrl + 1;
-                if (op + len > output.Length || ip + len > input.Length) return false;
+                if (ip + len > input.Length) return false;
+                if (op + len > output.Length) { full = true; return false; }
                 input.Slice(ip, len).CopyTo(output[op..]);
                 ip += len; op += len;
             }
@@ -153,11 +181,13 @@ public static class RdbEncoding
                 if (ip >= input.Length) return false;
                 back -= input[ip++];
                 len += 2;
-                if (back < 0 || op + len > output.Length) return false;
+                if (back < 0) return false;
+                if (op + len > output.Length) { full = true; return false; }
                 for (int i = 0; i < len; i++) output[op++] = output[back++]; // may overlap: byte by byte
             }
         }
-        return op == output.Length;
+        produced = op;
+        return true;
     }
 
     private static readonly ulong[] s_table = BuildTable();

@@ -1,120 +1,118 @@
 // GlobPattern: Redis's stringmatchlen (util.c): * ? [abc] [^a] [a-z] and backslash escapes, optionally case-insensitive,
-// on bytes (pub/sub channels and patterns, keys) or on chars (command and parameter names).
+// on bytes (pub/sub channels and patterns, keys) or on chars (command and parameter names; keys decoded as Latin-1).
 // Invariants:
-//  - Same results as Redis 7.2 for every input, including its corner cases: an unterminated [ matches as if the pattern
-//    ended there, a range's ends are swapped before they are lower-cased, a backslash inside [] compares case-sensitively,
-//    a trailing backslash is a literal one; case folding is ASCII only (C's tolower in the C locale).
-//  - Recursion depth is bounded by the number of '*' groups (consecutive '*' collapse) and cut at 1000, and a failed
-//    '*' tail stops the outer '*'s from retrying (Redis's skipLongerMatches), so hostile patterns cannot blow the stack
-//    or take exponential time.
+//  - Same results as Redis 7.2 for every input, including its corner cases: an empty text matches only the empty pattern
+//    (so "*" does not match ""), an unterminated [ matches as if the pattern ended there, a range's ends are swapped
+//    before they are lower-cased, a backslash inside [] compares case-sensitively, a trailing backslash is a literal one,
+//    case folding is ASCII only (C's tolower in the C locale), and bytes 0x80-0xFF compare in ranges as C's signed char.
+//  - No recursion: every token other than '*' consumes exactly one character, so the match is the classic greedy scan that
+//    remembers only the last '*' (equivalent to Redis's recursion with skipLongerMatches). Worst case
+//    O(pattern length x text length) time, O(1) extra space, whatever thread (and stack size) runs it.
+//  - Redis's nesting cap (CVE-2024-31228): a pattern whose 1001st group of '*'s is reached with more pattern after it
+//    matches nothing, as Redis's recursion gives up past depth 1000.
 using System.Numerics;
 
 namespace Garnet.server.Util;
 
 public static class GlobPattern
 {
-    public static bool Matches(ReadOnlySpan<char> pattern, ReadOnlySpan<char> text, bool ignoreCase = false)
-    {
-        bool skipLongerMatches = false;
-        return Match(pattern, text, ignoreCase, ref skipLongerMatches, 0);
-    }
+    /// <summary>Redis gives up past this many nested '*' groups (util.c, "nesting > 1000").</summary>
+    public const int MaxStarGroups = 1000;
 
-    public static bool Matches(ReadOnlySpan<byte> pattern, ReadOnlySpan<byte> text, bool ignoreCase = false)
-    {
-        bool skipLongerMatches = false;
-        return Match(pattern, text, ignoreCase, ref skipLongerMatches, 0);
-    }
+    public static bool Matches(ReadOnlySpan<char> pattern, ReadOnlySpan<char> text, bool ignoreCase = false) =>
+        Match(pattern, text, ignoreCase);
 
-    private static int Fold<T>(T c, bool nocase) where T : IBinaryInteger<T>
+    public static bool Matches(ReadOnlySpan<byte> pattern, ReadOnlySpan<byte> text, bool ignoreCase = false) =>
+        Match(pattern, text, ignoreCase);
+
+    /// <summary>The value C sees for a pattern or text character: a signed char for 0x80-0xFF.</summary>
+    private static int Value<T>(T c) where T : IBinaryInteger<T>
     {
         int v = int.CreateTruncating(c);
-        return nocase && v >= 'A' && v <= 'Z' ? v + 32 : v;
+        return v is >= 0x80 and <= 0xFF ? v - 256 : v;
     }
+
+    private static int Fold(int v, bool nocase) => nocase && v >= 'A' && v <= 'Z' ? v + 32 : v;
 
     private static bool Is<T>(T c, char ch) where T : IBinaryInteger<T> => int.CreateTruncating(c) == ch;
 
-    private static bool Match<T>(ReadOnlySpan<T> p, ReadOnlySpan<T> s, bool nocase, ref bool skipLonger, int depth) where T : IBinaryInteger<T>
+    private static bool Match<T>(ReadOnlySpan<T> p, ReadOnlySpan<T> s, bool nocase) where T : IBinaryInteger<T>
     {
-        if (depth > 1000) return false;
-        while (p.Length > 0 && s.Length > 0)
+        if (s.Length == 0) return p.Length == 0;
+        int pi = 0, si = 0;
+        int starNext = -1, starText = 0; // pattern index after the last '*' group, and where its run of text ends
+        int starGroups = 0, starGroupsAtStar = 0; // '*' groups passed, now and when the last one was
+        while (true)
         {
-            int head = int.CreateTruncating(p[0]);
-            switch (head)
+            if (si == s.Length)
             {
-                case '*':
-                    while (p.Length > 1 && Is(p[1], '*')) p = p[1..];
-                    if (p.Length == 1) return true;
-                    while (s.Length > 0)
-                    {
-                        if (Match(p[1..], s, nocase, ref skipLonger, depth + 1)) return true;
-                        if (skipLonger) return false;
-                        s = s[1..];
-                    }
-                    // The rest of the pattern matches nowhere in the rest of the text: earlier '*'s need not try longer runs.
-                    skipLonger = true;
-                    return false;
-                case '?':
-                    s = s[1..];
-                    break;
-                case '[':
+                // Text consumed: only '*'s may remain.
+                while (pi < p.Length && Is(p[pi], '*')) pi++;
+                if (pi == p.Length) return true;
+            }
+            else if (pi < p.Length && Is(p[pi], '*'))
+            {
+                while (pi < p.Length && Is(p[pi], '*')) pi++;
+                if (pi == p.Length) return true;
+                if (++starGroups > MaxStarGroups) return false;
+                starNext = pi;
+                starText = si;
+                starGroupsAtStar = starGroups;
+                continue;
+            }
+            else if (pi < p.Length)
+            {
+                int next = MatchOne(p, pi, Value(s[si]), nocase);
+                if (next >= 0)
                 {
-                    p = p[1..];
-                    bool not = p.Length > 0 && Is(p[0], '^');
-                    if (not) p = p[1..];
-                    bool match = false;
-                    while (true)
-                    {
-                        if (p.Length >= 2 && Is(p[0], '\\'))
-                        {
-                            p = p[1..];
-                            if (p[0] == s[0]) match = true;
-                        }
-                        else if (p.Length > 0 && Is(p[0], ']')) break;
-                        else if (p.Length == 0)
-                        {
-                            // Unterminated: the class ends with the pattern (Redis steps back so that the p[1..] below empties it).
-                            break;
-                        }
-                        else if (p.Length >= 3 && Is(p[1], '-'))
-                        {
-                            int start = int.CreateTruncating(p[0]), end = int.CreateTruncating(p[2]);
-                            if (start > end) (start, end) = (end, start);
-                            int c = int.CreateTruncating(s[0]);
-                            if (nocase)
-                            {
-                                start = Fold(start, true);
-                                end = Fold(end, true);
-                                c = Fold(c, true);
-                            }
-                            p = p[2..];
-                            if (c >= start && c <= end) match = true;
-                        }
-                        else if (Fold(p[0], nocase) == Fold(s[0], nocase)) match = true;
-                        p = p[1..];
-                    }
-                    if (not) match = !match;
-                    if (!match) return false;
-                    s = s[1..];
-                    if (p.Length == 0) return s.Length == 0;
-                    break;
+                    pi = next;
+                    si++;
+                    continue;
                 }
-                case '\\':
-                    if (p.Length >= 2) p = p[1..];
-                    if (Fold(p[0], nocase) != Fold(s[0], nocase)) return false;
-                    s = s[1..];
-                    break;
-                default:
-                    if (Fold(p[0], nocase) != Fold(s[0], nocase)) return false;
-                    s = s[1..];
-                    break;
             }
-            p = p[1..];
-            if (s.Length == 0)
-            {
-                while (p.Length > 0 && Is(p[0], '*')) p = p[1..];
-                break;
-            }
+            // Mismatch (or pattern ended before the text): let the last '*' take one more character.
+            if (starNext < 0 || ++starText >= s.Length) return false;
+            pi = starNext;
+            si = starText;
+            starGroups = starGroupsAtStar;
         }
-        return p.Length == 0 && s.Length == 0;
+    }
+
+    /// <summary>Matches the single-character token at p[pi] (not '*') against c; the index after it, or -1.</summary>
+    private static int MatchOne<T>(ReadOnlySpan<T> p, int pi, int c, bool nocase) where T : IBinaryInteger<T>
+    {
+        int head = int.CreateTruncating(p[pi]);
+        if (head == '?') return pi + 1;
+        if (head == '\\')
+        {
+            if (pi + 1 < p.Length) pi++; // a trailing backslash is a literal one
+            return Fold(Value(p[pi]), nocase) == Fold(c, nocase) ? pi + 1 : -1;
+        }
+        if (head != '[') return Fold(Value(p[pi]), nocase) == Fold(c, nocase) ? pi + 1 : -1;
+
+        pi++;
+        bool not = pi < p.Length && Is(p[pi], '^');
+        if (not) pi++;
+        bool match = false;
+        while (pi < p.Length) // an unterminated class ends with the pattern
+        {
+            if (Is(p[pi], '\\') && pi + 1 < p.Length)
+            {
+                pi++;
+                if (Value(p[pi]) == c) match = true;
+            }
+            else if (Is(p[pi], ']')) { pi++; break; }
+            else if (pi + 2 < p.Length && Is(p[pi + 1], '-'))
+            {
+                int start = Value(p[pi]), end = Value(p[pi + 2]);
+                if (start > end) (start, end) = (end, start);
+                int folded = Fold(c, nocase);
+                if (Fold(start, nocase) <= folded && folded <= Fold(end, nocase)) match = true;
+                pi += 2;
+            }
+            else if (Fold(Value(p[pi]), nocase) == Fold(c, nocase)) match = true;
+            pi++;
+        }
+        return match != not ? pi : -1;
     }
 }
