@@ -106,7 +106,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.BitField: r.Replies = Storage.BitField.Apply(value.ToArray(), (BitFieldCommand[])input.Extra!, write: false); break;
             case StringOp.Usage:
                 // The record in the log, its share of the index (one 8-byte entry), and a large value's heap bytes.
-                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? LargeValue.HeapBytes(lv.Length) : 0);
+                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.HeapSize : 0);
                 r.SharedInteger = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
                 r.Text = Encoding(value);
                 r.AccessTime = record.AccessTime;

@@ -142,20 +142,23 @@ public sealed class EpollConnection : ISessionChannel
     private void Receive()
     {
         _receive.GrowToReceiveSize();
-        if (!_receive.MakeRoom(_handler.MinBytesHint))
+        long hint = _handler.MinBytesHint;
+        if (!_receive.MakeRoom(hint, staged: true))
         {
             _logger?.LogWarning("Client {Remote} closed: query buffer of {Bytes} bytes reached client-query-buffer-limit", RemoteEndPoint, _receive.Input.Count);
             CloseNow();
             return;
         }
         var input = _receive.Input;
-        int space = _receive.Space;
+        int space = _receive.ReceiveSpace; // a large request: at most MaxReceive per round, so other clients get theirs
         int n = EpollNative.Receive(_fd, input.Data.AsSpan(input.End, space));
         if (n == -EpollNative.EAGAIN || n == -EpollNative.EINTR) return;
         if (n <= 0) { CloseNow(); return; }
         _receive.NoteReceive(n, space);
         Interlocked.Add(ref _bytesIn, n);
         Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
+        // A large request's buffer still moving (ReceiveBuffer): the request is incomplete; wait for its next bytes.
+        if (!_receive.ContinueMove(n, hint)) return;
         _inBatch = true;
         RunBatch(null);
     }
