@@ -41,6 +41,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Id = server.Clients.NextId();
         CreatedMs = Environment.TickCount64;
         Authenticated = !server.Settings.PasswordRequired;
+        // A connection sends its replies segment by segment, so a large value is sent from where it is stored (GET).
+        Writer.AllowReferences = connection is not DetachedChannel;
     }
 
     public RespServer Server { get; }
@@ -425,7 +427,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         while (true)
         {
             if (_killed || _closeAfterReply) return ProcessResult.Close;
-            if (Writer.Length >= FlushThreshold) return ProcessResult.FlushAndContinue;
+            if (Writer.TotalLength >= FlushThreshold) return ProcessResult.FlushAndContinue;
             // The tighter unauthenticated limits apply only while a password is required (it can change at run time).
             _parser.Authenticated = _authenticated || !Settings.PasswordRequired;
             var status = _parser.TryParse(input.Unconsumed, out int consumed);
@@ -1017,12 +1019,15 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         int mark = Writer.Length;
         int protocol = Writer.Protocol;
+        bool references = Writer.AllowReferences;
         string last = LastCommand;
         Writer.Protocol = resp;
+        Writer.AllowReferences = false; // the reply is read back from the buffer below
         try { RunQueued(cmd, args, fromScript: true); }
         finally
         {
             Writer.Protocol = protocol;
+            Writer.AllowReferences = references;
             LastCommand = last;
         }
         var reply = Writer.WrittenSpan[mark..].ToArray();

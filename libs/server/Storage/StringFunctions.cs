@@ -93,7 +93,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
-            case StringOp.Get: r.Writer.WriteBulkString(value); break;
+            case StringOp.Get:
+                // A large value is sent from its own array (it never changes), not copied into the reply.
+                if (record.Object is LargeValue large) r.Writer.WriteBulkReference(large.Memory);
+                else r.Writer.WriteBulkString(value);
+                break;
             case StringOp.Exists: r.Text = "string"; break;
             case StringOp.StrLen: r.Number = value.Length; break;
             case StringOp.GetRange: r.Writer.WriteBulkString(Range(value, input.Number, input.Number2)); break;
