@@ -123,7 +123,8 @@ def run_case(name, port, pid, action, do):
     p = ctx.Process(target=pinger, args=(port, ready, stop, out)); p.start()
     ready.wait(10); time.sleep(0.2)
     gc0 = gc_pause_ms(do)
-    peak = [status_kb(pid, "VmRSS")]
+    before = status_kb(pid, "VmRSS")
+    peak = [before]
     sampling = [True]
 
     def sample():
@@ -146,7 +147,7 @@ def run_case(name, port, pid, action, do):
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0
     p50 = lat[len(lat) // 2] if lat else 0
     print(f"{name:<6} took {took:7.3f} s  ping n={len(lat):5d} max {ms(lat[-1] if lat else 0):8.2f} ms  "
-          f"p99 {ms(p99):7.2f} ms  p50 {ms(p50):6.3f} ms  rss peak {peak[0] / 1024:7.0f} MB  "
+          f"p99 {ms(p99):7.2f} ms  p50 {ms(p50):6.3f} ms  rss before {before / 1024:5.0f} peak {peak[0] / 1024:5.0f} MB  "
           f"VmHWM {status_kb(pid, 'VmHWM') / 1024:7.0f} MB"
           + (f"  gc pause {gc1 - gc0} ms" if gc0 is not None and gc1 is not None else "") + (f"  ERROR {err}" if err else ""), flush=True)
     return err is None

@@ -10,8 +10,9 @@
 // is exactly what the request needs (so a SET can keep the buffer as its value, RespServerSession.TakeLargeArgument).
 // A growth that would copy more than MovePiece bytes is staged (MakeRoom's staged: true, the epoll engine): the new
 // buffer takes the next receives at once while the unread bytes move into its front in pieces (ContinueMove, each at
-// least MovePiece and twice what the receive brought), so no single round of the loop copies hundreds of MB. While
-// Moving, Data[Start..MoveEnd) is not yet valid: the request is incomplete then (a growth happens only while it
+// least MovePiece and a quarter more than the receive brought: on the halving ladder the bytes to move are about the
+// free space, so the move ends before the buffer fills), so no single round of the loop copies hundreds of MB. While
+// Moving, the front of Data (the bytes still being moved) is not yet valid: the request is incomplete then (a growth happens only while it
 // is), and the move is finished before the input is processed. The arrays of a staged growth are exact-size and not
 // cached: the replaced one is dropped (MemoryReclaimer), so a large request holds at most its size plus half.
 using Garnet.common.Resp;
@@ -28,9 +29,10 @@ public sealed class ReceiveBuffer(RespLimits limits)
     private const int SmallReceivesBeforeShrink = 32;
 
     /// <summary>Most bytes a staged growth copies in one step (ContinueMove), and the least a growth stages.</summary>
-    public const int MovePiece = 1 << 20;
-    /// <summary>Most bytes one receive asks for: a large request arrives in pieces of at most this, one per loop round.</summary>
-    public const int MaxReceive = 1 << 20;
+    public const int MovePiece = 512 << 10;
+    /// <summary>Most bytes one receive asks for: a large request arrives in pieces of at most this, one per loop round
+    /// (a round then costs the big client about a millisecond: the receive's and the move's page faults and copies).</summary>
+    public const int MaxReceive = 512 << 10;
 
     private int _receiveSize = InitialReceiveSize; // what receives have lately needed
     private int _smallReceives;
@@ -106,7 +108,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
     {
         if (!Moving) return true;
         if (minBytesHint <= 0 || Input.Count >= minBytesHint || Space == 0) { FinishMove(); return true; }
-        int piece = (int)Math.Min(_moveCount - _moved, Math.Max(MovePiece, 2L * received));
+        int piece = (int)Math.Min(_moveCount - _moved, Math.Max(MovePiece, received + received / 4L));
         _moveFrom.AsSpan(_moveFromStart + _moved, piece).CopyTo(Input.Data.AsSpan(_moved));
         _moved += piece;
         if (_moved < _moveCount) return false;
