@@ -100,9 +100,9 @@ public sealed class ClientConnection : ISessionChannel
                     var result = handler.Process(_in);
                     var output = handler.Output;
                     long hardLimit = _limits.OutputBufferHardLimit;
-                    if (hardLimit > 0 && output.Length > hardLimit)
+                    if (hardLimit > 0 && output.TotalLength > hardLimit)
                     {
-                        _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.Length);
+                        _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.TotalLength);
                         close = true;
                         break;
                     }
@@ -121,7 +121,7 @@ public sealed class ClientConnection : ISessionChannel
                         }
                         else await ready.ConfigureAwait(false);
                     }
-                    if (output.Length > 0) await SendAsync(output.Written).ConfigureAwait(false);
+                    for (int i = 0; i < output.SegmentCount; i++) await SendAsync(output.Segment(i)).ConfigureAwait(false);
                     output.Reset(releaseBuffer: true);
                     if (result == ProcessResult.Close) { close = true; break; }
                     if (result == ProcessResult.NeedMoreData) break;

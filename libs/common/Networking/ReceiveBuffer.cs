@@ -6,6 +6,15 @@
 // receives have stayed small (32 in a row under a quarter of the size halve it). Buffers above LargeBuffers.PoolLimit
 // are not pooled: Release gives them back to LargeBuffers. A rented buffer may be larger than asked for; only Capacity
 // bytes of it are ever used.
+// Large requests (a bulk argument of many MB): the buffer grows as the bytes arrive, at most doubling, and its last size
+// is exactly what the request needs (so a SET can keep the buffer as its value, RespServerSession.TakeLargeArgument).
+// A growth that would copy more than MovePiece bytes is staged (MakeRoom's staged: true, the epoll engine): the new
+// buffer takes the next receives at once while the unread bytes move into its front in pieces (ContinueMove, each at
+// least MovePiece and a quarter more than the receive brought: on the halving ladder the bytes to move are about the
+// free space, so the move ends before the buffer fills), so no single round of the loop copies hundreds of MB. While
+// Moving, the front of Data (the bytes still being moved) is not yet valid: the request is incomplete then (a growth happens only while it
+// is), and the move is finished before the input is processed. The arrays of a staged growth are exact-size and not
+// cached: the replaced one is dropped (MemoryReclaimer), so a large request holds at most its size plus half.
 using Garnet.common.Resp;
 using Garnet.common.Util;
 
@@ -19,8 +28,21 @@ public sealed class ReceiveBuffer(RespLimits limits)
     /// <summary>Receives in a row that bring less than a quarter of the receive size before it halves.</summary>
     private const int SmallReceivesBeforeShrink = 32;
 
+    /// <summary>Most bytes a staged growth copies in one step (ContinueMove), and the least a growth stages.</summary>
+    public const int MovePiece = 512 << 10;
+    /// <summary>Most bytes one receive asks for: a large request arrives in pieces of at most this, one per loop round
+    /// (a round then costs the big client about a millisecond: the receive's and the move's page faults and copies).</summary>
+    public const int MaxReceive = 512 << 10;
+
     private int _receiveSize = InitialReceiveSize; // what receives have lately needed
     private int _smallReceives;
+
+    // A staged growth: _moveFrom[_moveFromStart + _moved .. + _moveCount) still to copy to Data[_moved..).
+    private byte[]? _moveFrom;
+    private int _moveFromStart, _moveCount, _moved;
+
+    /// <summary>A staged growth is under way: the unread bytes are not all in Data yet (do not process the input).</summary>
+    public bool Moving => _moveFrom is not null;
 
     /// <summary>The bytes themselves: Data[Start..End) is unconsumed.</summary>
     public InputBuffer Input { get; } = new();
@@ -45,10 +67,11 @@ public sealed class ReceiveBuffer(RespLimits limits)
 
     /// <summary>Makes free space at the end of the buffer, given how many bytes (from Start) the pending request needs
     /// (0 if unknown). False when the query buffer limit is reached: the connection must close.</summary>
-    public bool MakeRoom(long minBytesHint)
+    public bool MakeRoom(long minBytesHint, bool staged = false)
     {
         var input = Input;
         if (input.End < Capacity) return true;
+        if (Moving) FinishMove();
         int count = input.Count;
         if (count >= limits.QueryBufferLimit) return false;
         if (input.Start > 0 && count < Capacity / 2 && minBytesHint <= Capacity)
@@ -63,8 +86,70 @@ public sealed class ReceiveBuffer(RespLimits limits)
         if (minBytesHint > count && minBytesHint < size) size = Math.Max(minBytesHint, count + 1);
         size = Math.Min(size, MaxBuffer);
         if (size <= count) return false;
-        MoveUnreadTo((int)size);
+        if (minBytesHint > size && minBytesHint <= MaxBuffer && size > LargeBuffers.PoolLimit)
+        {
+            // A large request: sizes halving down from what it needs, so the last growth lands on it exactly.
+            long step = minBytesHint;
+            while (step > size) step = (step + 1) / 2;
+            if (step > count) size = step;
+        }
+        if (staged && count > MovePiece) StartMove((int)size);
+        else MoveUnreadTo((int)size);
         return true;
+    }
+
+    /// <summary>Receives as many bytes at most (a large request comes in pieces: see MaxReceive).</summary>
+    public int ReceiveSpace => Math.Min(Space, MaxReceive);
+
+    /// <summary>After a receive of received bytes during a staged growth: moves the next piece. True when the move is done
+    /// (the input may be processed). It is finished at once when the pending request has all its bytes (count reached
+    /// minBytesHint, or the hint is unknown) or the buffer is full.</summary>
+    public bool ContinueMove(int received, long minBytesHint)
+    {
+        if (!Moving) return true;
+        if (minBytesHint <= 0 || Input.Count >= minBytesHint || Space == 0) { FinishMove(); return true; }
+        int piece = (int)Math.Min(_moveCount - _moved, Math.Max(MovePiece, received + received / 4L));
+        _moveFrom.AsSpan(_moveFromStart + _moved, piece).CopyTo(Input.Data.AsSpan(_moved));
+        _moved += piece;
+        if (_moved < _moveCount) return false;
+        EndMove();
+        return true;
+    }
+
+    /// <summary>Completes a staged growth now.</summary>
+    public void FinishMove()
+    {
+        if (!Moving) return;
+        _moveFrom.AsSpan(_moveFromStart + _moved, _moveCount - _moved).CopyTo(Input.Data.AsSpan(_moved));
+        _moved = _moveCount;
+        EndMove();
+    }
+
+    private void StartMove(int size)
+    {
+        var input = Input;
+        _moveFrom = input.Data;
+        _moveFromStart = input.Start;
+        _moveCount = input.Count;
+        _moved = 0;
+        input.Data = GC.AllocateUninitializedArray<byte>(size);
+        input.Start = 0;
+        input.End = _moveCount;
+    }
+
+    private void EndMove()
+    {
+        var old = _moveFrom!;
+        _moveFrom = null;
+        _moveCount = _moved = 0;
+        Drop(old);
+    }
+
+    /// <summary>An array replaced by a staged growth: a large one is dropped (not cached), a small one pooled.</summary>
+    private static void Drop(byte[] array)
+    {
+        if (array.Length > LargeBuffers.PoolLimit) MemoryReclaimer.Released(array.Length);
+        else LargeBuffers.Return(array);
     }
 
     /// <summary>Records a receive of received bytes into space free bytes: one that filled its space doubles the receive
@@ -89,6 +174,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
     /// <summary>With every byte consumed: empties the buffer, and swaps a big one for one of the receive size.</summary>
     public void ShrinkIdle()
     {
+        if (Moving) FinishMove();
         Input.Start = Input.End = 0;
         if (Input.Data.Length > Math.Max(_receiveSize, InitialReceiveSize * 4))
         {
@@ -100,6 +186,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
     /// <summary>Gives the buffer back (the connection has closed).</summary>
     public void Release()
     {
+        if (_moveFrom is { } from) { _moveFrom = null; Drop(from); }
         LargeBuffers.Return(Input.Data);
         Input.Data = Array.Empty<byte>();
         Input.Start = Input.End = 0;
@@ -110,7 +197,8 @@ public sealed class ReceiveBuffer(RespLimits limits)
     {
         var input = Input;
         int count = input.Count;
-        var nb = LargeBuffers.Rent(size);
+        // A large size is allocated exactly (a cached array could be far larger than the request needs).
+        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size) : LargeBuffers.Rent(size);
         input.Data.AsSpan(input.Start, count).CopyTo(nb);
         LargeBuffers.Return(input.Data);
         input.Data = nb;

@@ -8,6 +8,11 @@
 //  - Protocol decides how aggregate and null types are encoded (RESP2 fallbacks for RESP3 types).
 //  - With a Limit, the buffer never grows past it: the write that would throws ReplyLimitException (the session then
 //    drops the client, as Redis's client-output-buffer-limit), so a huge reply takes at most the limit.
+//  - References (WriteBulkReference, only when AllowReferences): a large bulk string's bytes are not copied; the writer
+//    keeps the memory (which must never change: a LargeValue's) and the position in the buffer it goes before. The
+//    replies are then the Segments in order, not Written: only a connection's sender may allow them. Every segment is
+//    non-empty (a reference always has its header before it and its CRLF after it in the buffer). Length counts the
+//    buffer only (marks and Truncate are buffer positions); TotalLength counts the references too.
 using System.Buffers.Binary;
 using System.Buffers.Text;
 using System.Text;
@@ -28,6 +33,49 @@ public sealed class RespWriter : IDisposable
 
     public int Length => _length;
 
+    /// <summary>Bytes of replies written: the buffer's and the references'.</summary>
+    public long TotalLength => _length + _referencedBytes;
+
+    // References: (position in the buffer they go before, the bytes), in position order.
+    private List<(int position, ReadOnlyMemory<byte> bytes)>? _references;
+    private long _referencedBytes;
+
+    /// <summary>Whether WriteBulkReference may keep references (set by a connection's session; see the header).</summary>
+    public bool AllowReferences { get; set; }
+
+    /// <summary>Bulk strings at least this long are written as references when allowed.</summary>
+    public const int ReferenceMin = 1 << 20;
+
+    /// <summary>The replies as pieces to send in order: buffer parts and references (see the header).</summary>
+    public int SegmentCount => _references is { Count: > 0 } r ? 2 * r.Count + 1 : (_length > 0 ? 1 : 0);
+
+    public ReadOnlyMemory<byte> Segment(int index)
+    {
+        if (_references is not { Count: > 0 } refs) return _buffer.AsMemory(0, _length);
+        if ((index & 1) == 1) return refs[index / 2].bytes;
+        int start = index == 0 ? 0 : refs[index / 2 - 1].position;
+        int end = index / 2 < refs.Count ? refs[index / 2].position : _length;
+        return _buffer.AsMemory(start, end - start);
+    }
+
+    /// <summary>$len, then bytes without copying them (when AllowReferences and they are at least ReferenceMin long; else
+    /// copied as WriteBulkString does). bytes must never change afterwards.</summary>
+    public void WriteBulkReference(ReadOnlyMemory<byte> bytes)
+    {
+        if (!AllowReferences || bytes.Length < ReferenceMin) { WriteBulkString(bytes.Span); return; }
+        if (Limit > 0 && TotalLength + bytes.Length + 32 > Limit) throw new ReplyLimitException(TotalLength + bytes.Length + 32, Limit);
+        WritePrefixedInteger((byte)'$', bytes.Length);
+        (_references ??= new()).Add((_length, bytes));
+        _referencedBytes += bytes.Length;
+        WriteCrlf();
+    }
+
+    private void ForgetReferences()
+    {
+        _references?.Clear();
+        _referencedBytes = 0;
+    }
+
     /// <summary>Most bytes the buffer may grow to (0: no limit); see the header.</summary>
     public long Limit { get; set; }
     public ReadOnlyMemory<byte> Written => _buffer.AsMemory(0, _length);
@@ -37,6 +85,7 @@ public sealed class RespWriter : IDisposable
     public void Reset(bool releaseBuffer)
     {
         _length = 0;
+        ForgetReferences();
         if (releaseBuffer && _buffer.Length > 0)
         {
             LargeBuffers.Return(_buffer);
@@ -56,6 +105,7 @@ public sealed class RespWriter : IDisposable
         var b = _buffer;
         _buffer = Array.Empty<byte>();
         _length = 0;
+        ForgetReferences();
         return b;
     }
 
@@ -72,6 +122,12 @@ public sealed class RespWriter : IDisposable
     {
         if ((uint)length > (uint)_length) throw new ArgumentOutOfRangeException(nameof(length));
         _length = length;
+        // A reference written after the mark lies past it (its header came first); one at the mark was written before.
+        while (_references is { Count: > 0 } refs && refs[^1].position > length)
+        {
+            _referencedBytes -= refs[^1].bytes.Length;
+            refs.RemoveAt(refs.Count - 1);
+        }
     }
 
     /// <summary>Makes room for bytes more in one step (a reply whose size is known before it is written: one allocation
@@ -90,7 +146,7 @@ public sealed class RespWriter : IDisposable
     private void Grow(int size)
     {
         long needed = (long)_length + size;
-        if (Limit > 0 && needed > Limit) throw new ReplyLimitException(needed, Limit);
+        if (Limit > 0 && needed + _referencedBytes > Limit) throw new ReplyLimitException(needed + _referencedBytes, Limit);
         if (needed > Array.MaxLength) throw new InvalidOperationException("reply too large");
         long newSize = Math.Max(InitialSize, _buffer.Length);
         while (newSize < needed) newSize *= 2;

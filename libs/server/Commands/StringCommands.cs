@@ -165,7 +165,9 @@ public static class StringCommands
         var st = s.Storage;
         if (flags == SetFlags.None)
         {
-            st.Upsert(s.Arg(1), s.Arg(2), at); // a blind write: no old value needed
+            // A blind write: no old value needed. A large value keeps the buffer it was received into (no copy).
+            if (s.TakeLargeArgument(2) is { } large) st.Upsert(s.Arg(1), large, at);
+            else st.Upsert(s.Arg(1), s.Arg(2), at);
             NotifySet(s, s.Arg(1), at != 0);
             s.Writer.WriteOk();
             return;

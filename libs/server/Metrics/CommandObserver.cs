@@ -33,7 +33,7 @@ internal static class CommandObserver
         else if (top.Name == "hello")
             for (int i = 2; i < s.Argc; i++)
                 if (s.ArgEquals(i, "AUTH"u8)) { redactFrom = i + 1; redactTo = i + 2; break; }
-        s.Server.SlowLog.Add(s.Argc, i => i >= redactFrom && i <= redactTo ? s_redacted : s.Arg(i).ToArray(), usec,
+        s.Server.SlowLog.Add(s.Argc, i => i >= redactFrom && i <= redactTo ? s_redacted : s.Arg(i), usec,
             ClientCommands.FormatPeer(s.Connection, local: false), s.Name ?? "");
     }
 }

@@ -36,8 +36,9 @@ public sealed class SlowLog
         return t >= 0 && usec >= t;
     }
 
-    /// <summary>Adds an entry for a command of argc arguments read through arg.</summary>
-    public void Add(int argc, Func<int, byte[]> arg, long usec, string address, string name)
+    /// <summary>Adds an entry for a command of argc arguments read through arg. Only the first MaxArgBytes of each argument
+    /// are copied: a 512 MB SET that was slow must not copy its value again.</summary>
+    public void Add(int argc, Func<int, ReadOnlySpan<byte>> arg, long usec, string address, string name)
     {
         int kept = Math.Min(argc, MaxArgs);
         var args = new byte[kept][];
@@ -53,11 +54,11 @@ public sealed class SlowLog
             {
                 var suffix = System.Text.Encoding.ASCII.GetBytes($"... ({a.Length - MaxArgBytes} more bytes)");
                 var t = new byte[MaxArgBytes + suffix.Length];
-                a.AsSpan(0, MaxArgBytes).CopyTo(t);
+                a[..MaxArgBytes].CopyTo(t);
                 suffix.CopyTo(t, MaxArgBytes);
-                a = t;
+                args[j] = t;
             }
-            args[j] = a;
+            else args[j] = a.ToArray();
         }
         lock (_entries)
         {

@@ -3,7 +3,8 @@
 //  - Only the connection's own thread calls Process/handlers; other threads read the public
 //    properties (CLIENT LIST, INFO) racily, which is fine for figures, and call Kill().
 //  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
-//    valid only while the current command runs: handlers copy what they keep.
+//    valid only while the current command runs: handlers copy what they keep, or take a large one with its buffer
+//    (TakeLargeArgument, after which the connection receives into a new buffer).
 //  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
 //    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is
 //    queued; otherwise its keys are locked (CommandKeyLocks; a read of one key reads optimistically and is redone
@@ -40,6 +41,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Id = server.Clients.NextId();
         CreatedMs = Environment.TickCount64;
         Authenticated = !server.Settings.PasswordRequired;
+        // A connection sends its replies segment by segment, so a large value is sent from where it is stored (GET).
+        Writer.AllowReferences = connection is not DetachedChannel;
     }
 
     public RespServer Server { get; }
@@ -154,6 +157,34 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         data = _input;
         offset = _inputStart + sl.Offset;
         length = sl.Length;
+    }
+
+    // ---- a large argument kept without a copy ----
+    private InputBuffer? _currentInput; // the input the running request was parsed from
+    private bool _inputTaken;           // its buffer went to TakeLargeArgument's value
+
+    /// <summary>Most bytes of a receive buffer besides the argument that TakeLargeArgument lets a value keep.</summary>
+    private const int TakeSlack = 64 * 1024;
+
+    /// <summary>
+    /// Argument index (a large value, over LargeValue.InlineLimit) as a LargeValue that keeps the receive buffer it was
+    /// received into, instead of a copy of it: null when that cannot be done, and the caller copies. It can when the
+    /// request is the last one received, came from a connection (not a script, EXEC or AOF replay) and its buffer is
+    /// about its own size (a large request's buffer grows to exactly what it needs: ReceiveBuffer). The connection then
+    /// receives into a new buffer; the request's arguments stay readable until the command ends (the value never changes).
+    /// </summary>
+    internal Garnet.server.Storage.LargeValue? TakeLargeArgument(int index)
+    {
+        if (_argv is not null || _parser.ArgsInScratch || _inputTaken || _requestsBehind || InExec
+            || _connection is DetachedChannel || _currentInput is not { } input || !ReferenceEquals(input.Data, _input))
+            return null;
+        var slice = _parser.GetSlice(index);
+        if (slice.Length <= Garnet.server.Storage.LargeValue.InlineLimit || _input.Length - slice.Length > TakeSlack) return null;
+        var value = Garnet.server.Storage.LargeValue.Wrap(_input, _inputStart + slice.Offset - 1, slice.Length); // over the header's '\n'
+        input.Data = Garnet.common.Util.LargeBuffers.Rent(ReceiveBuffer.InitialReceiveSize);
+        input.Start = input.End = 0;
+        _inputTaken = true;
+        return value;
     }
 
     private Storage.StorageSession? _storage;
@@ -396,7 +427,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         while (true)
         {
             if (_killed || _closeAfterReply) return ProcessResult.Close;
-            if (Writer.Length >= FlushThreshold) return ProcessResult.FlushAndContinue;
+            if (Writer.TotalLength >= FlushThreshold) return ProcessResult.FlushAndContinue;
             // The tighter unauthenticated limits apply only while a password is required (it can change at run time).
             _parser.Authenticated = _authenticated || !Settings.PasswordRequired;
             var status = _parser.TryParse(input.Unconsumed, out int consumed);
@@ -417,6 +448,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _input = input.Data;
             _inputStart = input.Start;
             _requestsBehind = consumed < input.Count;
+            _currentInput = input;
             if (TryRunPlainRead())
             {
                 input.Start += consumed;
@@ -451,7 +483,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 return ProcessResult.FlushAndContinue;
             }
             _readAhead?.Executed();
-            input.Start += consumed;
+            if (_inputTaken) _inputTaken = false; // the handler kept the buffer (TakeLargeArgument): input is a new, empty one
+            else input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
             // A deferred command: send what is written, await its work (BeforeSendAsync), then go on with the next request.
             if (HasDeferred) return ProcessResult.FlushAndContinue;
@@ -986,12 +1019,15 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         int mark = Writer.Length;
         int protocol = Writer.Protocol;
+        bool references = Writer.AllowReferences;
         string last = LastCommand;
         Writer.Protocol = resp;
+        Writer.AllowReferences = false; // the reply is read back from the buffer below
         try { RunQueued(cmd, args, fromScript: true); }
         finally
         {
             Writer.Protocol = protocol;
+            Writer.AllowReferences = references;
             LastCommand = last;
         }
         var reply = Writer.WrittenSpan[mark..].ToArray();

@@ -14,7 +14,7 @@ public sealed class ServerObjectSerializer(Garnet.server.Objects.Streams.StreamS
         switch (value)
         {
             case LargeValue lv:
-                output.Write(lv.Serialized);
+                output.Write(lv.Serialized.Span);
                 break;
             case Garnet.server.Objects.CollectionObject c:
                 output.GetSpan(1)[0] = (byte)c.Kind;
@@ -44,14 +44,20 @@ public sealed class ServerObjectSerializer(Garnet.server.Objects.Streams.StreamS
 
     public bool TryGetSerialized(object value, out byte[] bytes)
     {
+        bytes = (value as LargeValue)?.SerializedArray!;
+        return bytes is not null;
+    }
+
+    public bool TryGetSerializedMemory(object value, out ReadOnlyMemory<byte> bytes)
+    {
         if (value is LargeValue lv) { bytes = lv.Serialized; return true; }
-        bytes = null!;
+        bytes = default;
         return false;
     }
 
     public long HeapSize(object value) => value switch
     {
-        LargeValue lv => LargeValue.HeapBytes(lv.Length),
+        LargeValue lv => lv.HeapSize,
         Garnet.server.Objects.CollectionObject c => c.HeapBytes,
         _ => 64,
     };

@@ -183,12 +183,20 @@ public sealed class StorageSession : IDisposable
         return st;
     }
 
-    public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, int db = -1)
+    public Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expiration = 0, int db = -1) =>
+        Upsert(key, value, null, expiration, db);
+
+    /// <summary>Stores a large value the caller built or took (RespServerSession.TakeLargeArgument) as it is.</summary>
+    public Status Upsert(ReadOnlySpan<byte> key, LargeValue value, long expiration = 0, int db = -1) =>
+        Upsert(key, default, value, expiration, db);
+
+    private Status Upsert(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, LargeValue? large, long expiration, int db)
     {
         if (Events is not null) BeforeBlindWrite(key, db);
         Output();
         var stored = StoredKey(key, db < 0 ? Database : db);
-        var st = value.Length > LargeValue.InlineLimit
+        var st = large is not null ? _session.Upsert(stored, large, expiration)
+            : value.Length > LargeValue.InlineLimit
             ? _session.Upsert(stored, LargeValue.Copy(value), expiration)
             : _session.Upsert(stored, value, expiration);
         if (st.IsPending()) st = Wait();

@@ -93,7 +93,11 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
         if (!TryGetString(ref record, out var value)) { r.Error = WrongType; return true; }
         switch (input.Op)
         {
-            case StringOp.Get: r.Writer.WriteBulkString(value); break;
+            case StringOp.Get:
+                // A large value is sent from its own array (it never changes), not copied into the reply.
+                if (record.Object is LargeValue large) r.Writer.WriteBulkReference(large.Memory);
+                else r.Writer.WriteBulkString(value);
+                break;
             case StringOp.Exists: r.Text = "string"; break;
             case StringOp.StrLen: r.Number = value.Length; break;
             case StringOp.GetRange: r.Writer.WriteBulkString(Range(value, input.Number, input.Number2)); break;
@@ -106,7 +110,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.BitField: r.Replies = Storage.BitField.Apply(value.ToArray(), (BitFieldCommand[])input.Extra!, write: false); break;
             case StringOp.Usage:
                 // The record in the log, its share of the index (one 8-byte entry), and a large value's heap bytes.
-                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? LargeValue.HeapBytes(lv.Length) : 0);
+                r.Number = record.RecordBytes + 8 + (record.Object is LargeValue lv ? lv.HeapSize : 0);
                 r.SharedInteger = value.Length <= 20 && NumberParsing.TryParseInt64(value, out long asInt) && asInt is >= 0 and < 10000; // a shared integer in Redis
                 r.Text = Encoding(value);
                 r.AccessTime = record.AccessTime;

@@ -33,6 +33,17 @@ public interface IObjectSerializer
     }
 
     /// <summary>
+    /// The same for a serialized form that is part of an array (it never changes either); flushes use it. By default
+    /// what TryGetSerialized lends.
+    /// </summary>
+    bool TryGetSerializedMemory(object value, out ReadOnlyMemory<byte> bytes)
+    {
+        bool lent = TryGetSerialized(value, out var array);
+        bytes = lent ? array : default;
+        return lent;
+    }
+
+    /// <summary>
     /// The engine no longer holds value in memory: it was replaced, deleted, or its page left memory (its bytes may be
     /// in the object log). Readers may still hold it for a moment. Runs under locks or as an epoch action: keep it short.
     /// </summary>

@@ -3,7 +3,7 @@
 // The page is immutable here (below SafeReadOnlyAddress) and cannot be evicted before its flush completes.
 // Invariants:
 //  - The page's objects take one contiguous range of the object log, in record order.
-//  - Large objects are not copied twice: an object whose serializer hands out its serialized array (TryGetSerialized)
+//  - Large objects are not copied twice: an object whose serializer hands out its serialized bytes (TryGetSerializedMemory)
 //    is written from that array, and one serialized into more than LargePiece bytes is written from its own buffer.
 //    Only small objects are gathered into one shared buffer.
 using System.Buffers;
@@ -89,7 +89,7 @@ internal static unsafe class ObjectFlushScan
             {
                 object? value = (info & RecordInfo.Tombstone) == 0 ? store.Objects.Get(frame, RecordLayout.ObjectSlot(r)) : null;
                 if (value is null) RecordLayout.SetObjectDiskLocation(r, 0, -1);
-                else if (serializer!.TryGetSerialized(value, out var serialized)) result.AddExternal(address, serialized);
+                else if (serializer!.TryGetSerializedMemory(value, out var serialized)) result.AddExternal(address, serialized);
                 else
                 {
                     // Into a scratch buffer first: a serializer that throws loses only its own object (the record then

@@ -38,6 +38,11 @@ public sealed class EpollConnection : ISessionChannel
     private ValueTask _pending;
     private ProcessResult _pendingResult, _afterReplies;
     private ReadOnlyMemory<byte> _outgoing;  // bytes being sent now (replies or a chunk of pushes)
+    private int _nextSegment;                // of the replies (RespWriter.Segment), the one to send after _outgoing
+
+    /// <summary>Most bytes one Flush sends before it lets the loop's other connections go first (a large reply is sent
+    /// in pieces as the socket drains, a round each).</summary>
+    private const int FlushBudget = 1 << 20;
     private byte[]? _outgoingPushChunk;
 
     // Any thread.
@@ -142,20 +147,23 @@ public sealed class EpollConnection : ISessionChannel
     private void Receive()
     {
         _receive.GrowToReceiveSize();
-        if (!_receive.MakeRoom(_handler.MinBytesHint))
+        long hint = _handler.MinBytesHint;
+        if (!_receive.MakeRoom(hint, staged: true))
         {
             _logger?.LogWarning("Client {Remote} closed: query buffer of {Bytes} bytes reached client-query-buffer-limit", RemoteEndPoint, _receive.Input.Count);
             CloseNow();
             return;
         }
         var input = _receive.Input;
-        int space = _receive.Space;
+        int space = _receive.ReceiveSpace; // a large request: at most MaxReceive per round, so other clients get theirs
         int n = EpollNative.Receive(_fd, input.Data.AsSpan(input.End, space));
         if (n == -EpollNative.EAGAIN || n == -EpollNative.EINTR) return;
         if (n <= 0) { CloseNow(); return; }
         _receive.NoteReceive(n, space);
         Interlocked.Add(ref _bytesIn, n);
         Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
+        // A large request's buffer still moving (ReceiveBuffer): the request is incomplete; wait for its next bytes.
+        if (!_receive.ContinueMove(n, hint)) return;
         _inBatch = true;
         RunBatch(null);
     }
@@ -183,9 +191,9 @@ public sealed class EpollConnection : ISessionChannel
             {
                 result = _handler.Process(_receive.Input);
                 long hardLimit = _limits.OutputBufferHardLimit;
-                if (hardLimit > 0 && output.Length > hardLimit)
+                if (hardLimit > 0 && output.TotalLength > hardLimit)
                 {
-                    _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.Length);
+                    _logger?.LogWarning("Client {Remote} closed: reply of {Bytes} bytes is over client-output-buffer-limit", RemoteEndPoint, output.TotalLength);
                     CloseNow();
                     return;
                 }
@@ -193,7 +201,7 @@ public sealed class EpollConnection : ISessionChannel
                 if (!ready.IsCompleted) { Park(ready, result); return; }
                 ready.GetAwaiter().GetResult();
             }
-            if (output.Length > 0)
+            if (output.TotalLength > 0)
             {
                 _afterReplies = result;
                 _repliesQueued = true;
@@ -270,11 +278,16 @@ public sealed class EpollConnection : ISessionChannel
         if (_blockedOutside) { _postedWhileBlocked = true; return; }
         try
         {
+            long budget = FlushBudget;
             while (true)
             {
                 if (_outgoing.IsEmpty)
                 {
-                    if (_repliesQueued && !_parked) _outgoing = _handler.Output.Written;
+                    if (_repliesQueued && !_parked)
+                    {
+                        _outgoing = _handler.Output.Segment(0);
+                        _nextSegment = 1;
+                    }
                     else if (PushesMayGo && _pushes.TryTake(out var chunk, out int length))
                     {
                         _outgoingPushChunk = chunk;
@@ -284,12 +297,15 @@ public sealed class EpollConnection : ISessionChannel
                 }
                 while (!_outgoing.IsEmpty)
                 {
-                    int n = EpollNative.Send(_fd, _outgoing.Span);
+                    // Past the budget: the rest when the socket reports writable again (the next round, if it drains).
+                    if (budget <= 0) { SetInterest(EpollNative.EPOLLOUT); return; }
+                    int n = EpollNative.Send(_fd, _outgoing.Span[..Math.Min(_outgoing.Length, FlushBudget)]);
                     if (n == -EpollNative.EAGAIN || n == -EpollNative.EINTR) { SetInterest(EpollNative.EPOLLOUT); return; }
                     if (n <= 0) { CloseNow(); return; }
                     Interlocked.Add(ref _bytesOut, n);
                     Volatile.Write(ref _lastActivityMs, Environment.TickCount64);
                     _outgoing = _outgoing.Slice(n);
+                    budget -= n;
                 }
                 if (_outgoingPushChunk is { } sent)
                 {
@@ -304,6 +320,11 @@ public sealed class EpollConnection : ISessionChannel
                     }
                     if (_parked) { SetInterest(0); continue; }
                     if (!_inBatch) SetInterest(EpollNative.EPOLLIN);
+                    continue;
+                }
+                if (_nextSegment < _handler.Output.SegmentCount)
+                {
+                    _outgoing = _handler.Output.Segment(_nextSegment++); // never empty (RespWriter)
                     continue;
                 }
                 // The batch's replies are out: the buffer goes back to the loop's stash (an idle connection holds none).
