@@ -503,8 +503,9 @@ internal static unsafe class LuaJson
             l.NewTable();
             var t = Next();
             if (t.Type == Tok.ObjEnd) { _depth--; return; }
-            while (true)
+            for (long count = 0; ; count++)
             {
+                budget.TableGrowth(count, ScriptMemoryBudget.HashNodeBytes);
                 if (t.Type != Tok.String)
                 {
                     if (t.Type == Tok.Number) l.Pop(1);
@@ -529,6 +530,7 @@ internal static unsafe class LuaJson
             if (t.Type == Tok.ArrEnd) { _depth--; return; }
             for (long i = 1; ; i++)
             {
+                budget.TableGrowth(i - 1, ScriptMemoryBudget.ArraySlotBytes);
                 Value(t);
                 l.RawSetInteger(-2, i);
                 t = Next();

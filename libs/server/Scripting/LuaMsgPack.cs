@@ -242,6 +242,7 @@ internal static unsafe class LuaMsgPack
             budget.CheckHeap();
             for (long i = 1; i <= n; i++)
             {
+                budget.TableGrowth(i - 1, ScriptMemoryBudget.ArraySlotBytes);
                 Decode(depth + 1);
                 l.RawSetInteger(-2, i);
                 budget.CheckHeap();
@@ -256,6 +257,7 @@ internal static unsafe class LuaMsgPack
             budget.CheckHeap();
             for (long i = 0; i < n; i++)
             {
+                budget.TableGrowth(i, ScriptMemoryBudget.HashNodeBytes);
                 Decode(depth + 1);
                 Decode(depth + 1);
                 var kt = l.Type(-2);

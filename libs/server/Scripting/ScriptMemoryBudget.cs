@@ -66,6 +66,16 @@ internal sealed class ScriptMemoryBudget
         if (bytes > Remaining) throw new LuaArgumentException(NotEnoughMemory);
     }
 
+    /// <summary>Lua 5.4 on 64 bits: an array slot is a 16-byte TValue, a hash node 32 bytes (rounded up).</summary>
+    public const long ArraySlotBytes = 16, HashNodeBytes = 32;
+
+    /// <summary>Before inserting entry count + 1 into a table being filled: when count fills a power-of-two part, Lua's
+    /// insert allocates twice that while the old part is alive; that must fit before it happens, not be found after.</summary>
+    public void TableGrowth(long count, long bytesPerEntry)
+    {
+        if (count >= 1024 && (count & (count - 1)) == 0) Need(2 * count * bytesPerEntry);
+    }
+
     /// <summary>After pushing Lua values with the cap lifted: fails once the heap is past the limit.</summary>
     public void CheckHeap()
     {
