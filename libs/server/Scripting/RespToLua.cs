@@ -3,17 +3,33 @@
 // status -> {ok=...}, error -> {err=...}. RESP3 (redis.setresp(3)) adds: null -> nil, map -> {map={...}},
 // set -> {set={member=true}}, boolean -> true/false, double -> {double=n}, big number -> {big_number="..."},
 // verbatim -> {verbatim_string={format=..., string=...}}; push and attribute frames do not occur in command replies.
-// Invariant: the bytes are one complete reply written by RespWriter (trusted, well-formed).
+// Invariants: the bytes are one complete reply written by RespWriter (trusted, well-formed); nesting deeper than
+// MaxDepth is an error ("reached lua stack limit"), never a stack overflow; the reply (already off the Lua heap) must
+// fit the script's memory budget before it is converted, and the values pushed count against it as they go
+// ("not enough memory", as Lua says it).
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using KeraLua;
 
 namespace Garnet.server.Scripting;
 
 internal static class RespToLua
 {
+    public const int MaxDepth = 1000;
+    public const string StackLimit = "reached lua stack limit";
+
+    /// <summary>Pushes the reply at pos (one value) onto l; a LuaArgumentException when it is too deep or too large.</summary>
     public static void Push(Lua l, ReadOnlySpan<byte> r, ref int pos, int resp)
     {
-        l.CheckStack(4);
+        var budget = ScriptMemoryBudget.ForCallback();
+        budget.Need(r.Length);
+        Push(l, r, ref pos, resp, 0, budget);
+    }
+
+    private static void Push(Lua l, ReadOnlySpan<byte> r, ref int pos, int resp, int depth, ScriptMemoryBudget budget)
+    {
+        if (depth > MaxDepth || !l.CheckStack(4) || !RuntimeHelpers.TryEnsureSufficientExecutionStack()) throw new LuaArgumentException(StackLimit);
+        budget.CheckHeap();
         byte type = r[pos++];
         var line = Line(r, ref pos);
         switch (type)
@@ -64,7 +80,7 @@ internal static class RespToLua
                     l.CreateTable(0, n);
                     for (int i = 0; i < n; i++)
                     {
-                        Push(l, r, ref pos, resp);
+                        Push(l, r, ref pos, resp, depth + 1, budget);
                         l.PushBoolean(true);
                         l.RawSet(-3);
                     }
@@ -74,7 +90,7 @@ internal static class RespToLua
                 l.CreateTable(n, 0);
                 for (int i = 1; i <= n; i++)
                 {
-                    Push(l, r, ref pos, resp);
+                    Push(l, r, ref pos, resp, depth + 1, budget);
                     l.RawSetInteger(-2, i);
                 }
                 return;
@@ -86,8 +102,8 @@ internal static class RespToLua
                 l.CreateTable(0, n);
                 for (int i = 0; i < n; i++)
                 {
-                    Push(l, r, ref pos, resp);
-                    Push(l, r, ref pos, resp);
+                    Push(l, r, ref pos, resp, depth + 1, budget);
+                    Push(l, r, ref pos, resp, depth + 1, budget);
                     l.RawSet(-3);
                 }
                 l.SetField(-2, "map");

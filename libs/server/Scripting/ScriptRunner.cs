@@ -203,7 +203,7 @@ public sealed class ScriptRunner : IDisposable
         var w = s.Writer;
         if (outcome == LuaRuntime.Outcome.Ok)
         {
-            try { LuaToResp.Write(rt.State, w, run.Resp, s.WriteError); }
+            try { LuaToResp.Write(rt.State, w, run.Resp, s.WriteError, rt.Allocator); }
             finally { rt.State.Pop(1); }
         }
         else
