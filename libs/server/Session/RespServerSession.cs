@@ -68,6 +68,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         get => _authenticated;
         set { _authenticated = value; _parser.Authenticated = value; }
     }
+    /// <summary>Failed AUTH / HELLO AUTH on this connection (bounded by auth-max-failures: Commands/AuthFailureBound).</summary>
+    public int AuthFailures { get; set; }
 
     // ---- admin state (CLIENT REPLY / NO-EVICT / NO-TOUCH, MONITOR: Commands/AdminClientCommands) ----
     /// <summary>In MONITOR mode (Clients/MonitorFeed): it is sent every command run, and may not touch the keyspace.</summary>
