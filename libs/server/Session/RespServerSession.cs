@@ -16,6 +16,7 @@ using Garnet.common.Resp;
 using Garnet.server.Commands;
 using Garnet.server.Persistence;
 using Garnet.server.Transactions;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
@@ -381,7 +382,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public ProcessResult Process(InputBuffer input)
     {
         ProcessResult result;
-        try { result = ProcessRequests(input); }
+        try
+        {
+            FaultPoints.Hit("session"); // test seam: a failure of the session itself closes this connection only
+            result = ProcessRequests(input);
+        }
         finally { LeaveBatchEpoch(); }
         _timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.

@@ -518,7 +518,9 @@ internal static class StoreIo
         catch (Exception ex) { error = ex; }
         finally { if (buffer is not null) System.Buffers.ArrayPool<byte>.Shared.Return(buffer); }
         if (error is null) store.Objects.NoteObjectRead();
-        done(value, error);
+        // async void: an exception escaping here would end the process (StorageFaults).
+        try { done(value, error); }
+        catch (Exception ex) { Util.StorageFaults.Report("an object read's completion", ex); }
     }
 
     /// <summary>Objects serialized into more than this many bytes are read into an array of their own.</summary>

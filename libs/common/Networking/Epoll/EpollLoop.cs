@@ -15,6 +15,7 @@
 //    its completions are reaped right after the events: its eventfd is in the epoll set, edge-triggered, so it only ends
 //    the wait.
 using System.Collections.Concurrent;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking.Epoll;
@@ -229,6 +230,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         try
         {
+            FaultPoints.Hit("epoll-round"); // test seam: a failure of the loop itself is logged, the loop goes on
             bool mayBlock = _toRun.Count == 0;
             if (_io is not null && !_io.BeforeWait()) mayBlock = false;
             int n = EpollNative.Wait(_epfd, events, MaxEvents, mayBlock ? -1 : 0);
