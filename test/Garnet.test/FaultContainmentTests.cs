@@ -144,6 +144,27 @@ public class FaultContainmentTests(string engine)
     }
 
     [Test, CancelAfter(120_000)]
+    public void AFailingObjectReadCompletionFailsOnlyThatRead()
+    {
+        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        string field = new string('h', 200);
+        for (int start = 0; start < 20_000; start += 500)
+        {
+            for (int i = start; i < start + 500; i++) c.Send("HSET", "fc:hash:" + i, "f1", field, "f2", field + i);
+            for (int i = start; i < start + 500; i++) c.Read();
+        }
+        FaultPoints.Arm("object-read-completion");
+        for (int i = 0; i < 200 && FaultPoints.Thrown("object-read-completion") == 0; i++)
+        {
+            var reply = c.Execute("HGET", "fc:hash:" + i, "f2");
+            Assert.That(reply.Type == RespType.Error || reply.Text == field + i, reply.ToString());
+        }
+        Assume.That(FaultPoints.Thrown("object-read-completion"), Is.EqualTo(1), "a hash was read from the object log");
+        RespAssert.Bulk(c.Execute("HGET", "fc:hash:3", "f2"), field + 3);
+        StillServing();
+    }
+
+    [Test, CancelAfter(120_000)]
     public void AFailingPageFlushCompletionIsContained()
     {
         using var c = new RespClient("127.0.0.1", _server.Port, 60_000);

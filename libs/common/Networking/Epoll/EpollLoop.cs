@@ -296,8 +296,17 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private void CloseAll()
     {
         // Stopping: whatever is still open is closed now (the server closes its clients before it stops the loops).
-        for (int s = 0; s < _slots.Length; s++) _slots[s]?.CloseNow();
-        while (_posted.TryDequeue(out var posted)) posted.CloseNow();
+        // One connection failing to close must not end the loop's thread (and the process) nor leave the others open.
+        for (int s = 0; s < _slots.Length; s++)
+        {
+            try { _slots[s]?.CloseNow(); }
+            catch (Exception ex) { _logger?.LogError(ex, "Closing a connection of loop {Name} failed", _name); }
+        }
+        while (_posted.TryDequeue(out var posted))
+        {
+            try { posted.CloseNow(); }
+            catch (Exception ex) { _logger?.LogError(ex, "Closing a connection of loop {Name} failed", _name); }
+        }
     }
 
     public void Dispose()
