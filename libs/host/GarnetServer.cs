@@ -38,6 +38,7 @@ public sealed class GarnetServer : IDisposable
             throw;
         }
         _logger = _server.LoggerFactory.CreateLogger("Garnet.Server");
+        ContainedFaults.ReportTo(_server.LoggerFactory);
         server.Metrics.MemoryFigures.Attach(_server); // used_memory_startup and the peak sampling measure from now on
     }
 

@@ -166,8 +166,12 @@ public sealed class RespServer : IDisposable
         {
             _logger.LogWarning("User requested shutdown...");
             var handler = ShutdownRequested;
-            if (handler is null) ThreadPool.QueueUserWorkItem(_ => Stop());
-            else ThreadPool.QueueUserWorkItem(_ => handler());
+            // Thread-pool work: an exception escaping it would end the process.
+            ThreadPool.QueueUserWorkItem(_ =>
+            {
+                try { if (handler is null) Stop(); else handler(); }
+                catch (Exception ex) { _logger.LogError(ex, "Stopping after SHUTDOWN failed"); }
+            });
         }
     }
 

@@ -56,6 +56,9 @@ public sealed class ServerSettings
     public RespLimits Limits { get; } = new();
     /// <summary>maxclients: connections beyond this are refused with an error.</summary>
     public volatile int MaxClients = 10000;
+    /// <summary>auth-max-failures: failed AUTH / HELLO AUTH one connection may make; the last one's error is sent, then the
+    /// connection is closed (0 = no bound).</summary>
+    public volatile int AuthMaxFailures = 10;
     /// <summary>timeout: close a client idle this many seconds (0 = never).</summary>
     public volatile int IdleTimeoutSeconds;
     /// <summary>client-output-buffer-limit for normal clients, hard limit in bytes (0 = none); lives in Limits so connections read it live.</summary>
@@ -104,3 +107,4 @@ public enum NetworkEngine
     /// <summary>Our own epoll loops (Linux): every ready request of a round runs, then all replies are written.</summary>
     Epoll,
 }
+

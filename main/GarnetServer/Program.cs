@@ -13,6 +13,12 @@ using Microsoft.Extensions.Logging;
 if (Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS") is null)
     Environment.SetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS", "1");
 
+// Test seam (issue 41, test/Garnet.test/Faults/UnhandledExceptionTests): arms fault points, "point[:times],...", so
+// the tests can prove that a failure at a thread or callback entry point does not end the process.
+Garnet.common.Util.FaultPoints.ArmFromSpec(Environment.GetEnvironmentVariable("GARNET_TEST_FAULTS"));
+if (Environment.GetEnvironmentVariable("GARNET_TEST_FAULTS") is { Length: > 0 })
+    Garnet.storage.Util.StorageFaults.Inject = Garnet.common.Util.FaultPoints.Hit;
+
 GarnetServerOptions? options;
 ServerSettings settings;
 List<string> ignored;

@@ -32,4 +32,19 @@ public class IdleDecommitTests
         Assert.That(d.Check(150 * MB, 80 * MB, 0, 6_000), Is.False, "70 MB beyond an 80 MB heap is less than the heap");
         Assert.That(d.Check(250 * MB, 80 * MB, 0, 7_000), Is.True);
     }
+
+    [Test]
+    public void AsksAgainWhenMemoryGrowsWhileQuiet()
+    {
+        // Issue 41: MSET of 3M pairs, then (still quiet) FLUSHALL, whose purge took 250 MB that stayed until MEMORY PURGE.
+        var d = new IdleDecommit();
+        Assert.That(d.Check(300 * MB, 10 * MB, 0, 0), Is.False);
+        Assert.That(d.Check(300 * MB, 10 * MB, 0, IdleDecommit.QuietMs), Is.True, "after the large request");
+        Assert.That(d.Check(20 * MB, 10 * MB, 0, 3_000), Is.False, "given back");
+        Assert.That(d.Check(20 * MB + IdleDecommit.MinSurplus - 1, 10 * MB, 0, 4_000), Is.False, "grown, but less than the floor");
+        Assert.That(d.Check(250 * MB, 80 * MB, 0, 5_000), Is.False, "grown again while quiet: waits for a quiet spell from now");
+        Assert.That(d.Check(250 * MB, 80 * MB, 0, 5_000 + IdleDecommit.QuietMs - 1), Is.False);
+        Assert.That(d.Check(250 * MB, 80 * MB, 0, 5_000 + IdleDecommit.QuietMs), Is.True, "asked again without traffic");
+        Assert.That(d.Check(250 * MB, 80 * MB, 0, 9_000), Is.False, "a collection that gave nothing back is not asked for again");
+    }
 }

@@ -31,8 +31,17 @@ internal sealed class AcceptLoop(Socket listener, Action<Socket> onAccept, ILogg
                 await Task.Delay(10).ConfigureAwait(false);
                 continue;
             }
+            catch (Exception ex)
+            {
+                // Anything else must not end the accept loop: the server would stop taking clients.
+                if (_stopped) return;
+                logger?.LogError(ex, "Accept on {Listener} failed", name);
+                await Task.Delay(10).ConfigureAwait(false);
+                continue;
+            }
             try
             {
+                Garnet.common.Util.FaultPoints.Hit("accept"); // test seam
                 if (tcp) client.NoDelay = true;
                 onAccept(client);
             }

@@ -4,7 +4,10 @@
 // has been quiet for QuietMs and the surplus is large, one collection is asked of MemoryReclaimer (which runs it on its
 // timer, aggressive when its pause budget allows, and so decommits).
 // Invariants:
-//  - At most one request per quiet period: a new one needs traffic above QuietOpsPerSec first.
+//  - At most one request per surplus: a new one needs traffic above QuietOpsPerSec first, or the committed memory to
+//    have grown by MinSurplus again above the lowest figure seen since the last request (memory taken while the server
+//    stayed quiet: a FLUSHALL's background purge, one large request or reply, a script). Without the second way, memory
+//    taken after the first request of a quiet spell stayed until MEMORY PURGE (issue 41).
 //  - Pure decision from the figures passed in (the caller samples them), so tests need no clock or GC.
 namespace Garnet.common.Util;
 
@@ -19,6 +22,7 @@ public sealed class IdleDecommit
 
     private long _quietSinceMs = -1;
     private bool _requested;
+    private long _committedFloor; // lowest committed figure since the last request
 
     /// <summary>True when a collection should be asked for now.</summary>
     public bool Check(long committedBytes, long heapBytes, long opsPerSec, long nowMs)
@@ -30,9 +34,18 @@ public sealed class IdleDecommit
             return false;
         }
         if (_quietSinceMs < 0) _quietSinceMs = nowMs;
-        if (_requested || nowMs - _quietSinceMs < QuietMs) return false;
+        if (_requested)
+        {
+            _committedFloor = Math.Min(_committedFloor, committedBytes);
+            if (committedBytes - _committedFloor < MinSurplus) return false;
+            // Grown again since the last request: ask again once it has stayed quiet for QuietMs from now.
+            _requested = false;
+            _quietSinceMs = nowMs;
+        }
+        if (nowMs - _quietSinceMs < QuietMs) return false;
         if (committedBytes - heapBytes < Math.Max(MinSurplus, heapBytes)) return false;
         _requested = true;
+        _committedFloor = committedBytes;
         return true;
     }
 }

@@ -19,7 +19,12 @@ public static class LargeBuffers
     public static readonly TimeSpan CacheTime = TimeSpan.FromSeconds(2);
 
     private static readonly List<(byte[] array, long returnedMs)> Cache = new();
-    private static readonly Timer ExpiryTimer = new(_ => Expire(), null, Timeout.Infinite, Timeout.Infinite);
+    // A timer callback: an exception escaping it would end the process.
+    private static readonly Timer ExpiryTimer = new(_ =>
+    {
+        try { Expire(); }
+        catch (Exception ex) { FaultPoints.Report("the large buffer cache's timer", ex); }
+    }, null, Timeout.Infinite, Timeout.Infinite);
     private static long _cachedBytes;
 
     /// <summary>Bytes of large arrays waiting in the cache.</summary>

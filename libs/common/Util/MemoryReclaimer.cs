@@ -25,7 +25,14 @@ public static class MemoryReclaimer
     public static readonly TimeSpan MaxWait = TimeSpan.FromSeconds(10);
 
     private static readonly object Gate = new();
-    private static readonly Timer TickTimer = new(_ => Tick(), null, Timeout.Infinite, Timeout.Infinite);
+    private static readonly Timer TickTimer = new(_ => SafeTick(), null, Timeout.Infinite, Timeout.Infinite);
+
+    // A timer callback: an exception escaping it would end the process.
+    private static void SafeTick()
+    {
+        try { Tick(); }
+        catch (Exception ex) { FaultPoints.Report("the memory reclaimer", ex); }
+    }
     private static long _released;
     private static bool _decommitDue;
     private static long _lastCollectMs = long.MinValue / 4, _nextAggressiveMs;

@@ -88,7 +88,7 @@ public static class ConfigFileLoader
         v.Length >= 2 && ((v[0] == '"' && v[^1] == '"') || (v[0] == '\'' && v[^1] == '\'')) ? v[1..^1] : v;
 
     private static readonly string[] KnownNames =
-        ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout",
+        ["bind", "port", "memory", "dir", "requirepass", "databases", "loglevel", "maxclients", "timeout", "auth-max-failures",
          "proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit", "save", "ignore-unreadable-data", "aof", "aof-fsync", "compaction-interval", "read-queue-depth", "disk-read-engine", "network-engine", "network-threads", "min-free-disk", "protected-mode", "notify-keyspace-events",
          "unixsocket", "unixsocketperm", "metrics-port", "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
          "latency-tracking", "latency-tracking-info-percentiles", "enable-debug-command"];
@@ -142,6 +142,7 @@ public static class ConfigFileLoader
             case "loglevel": o.LogLevel ??= value; return true;
             case "maxclients": o.MaxClients ??= ParseInt("maxclients", value); return true;
             case "timeout": o.Timeout ??= ParseInt("timeout", value); return true;
+            case "auth-max-failures": o.AuthMaxFailures ??= ParseInt("auth-max-failures", value); return true;
             case "proto-max-bulk-len": o.ProtoMaxBulkLen ??= value; return true;
             case "client-query-buffer-limit": o.ClientQueryBufferLimit ??= value; return true;
             case "client-output-buffer-limit":

@@ -31,6 +31,9 @@ public sealed class GarnetServerOptions
     [Option("maxclients", HelpText = "Most clients connected at once; more are refused. Default: 10000")]
     public int? MaxClients { get; set; }
 
+    [Option("auth-max-failures", HelpText = "Failed AUTH / HELLO AUTH one connection may make; the last one's error is sent, then the connection is closed (0 = no bound). Default: 10")]
+    public int? AuthMaxFailures { get; set; }
+
     [Option("timeout", HelpText = "Close a client after it has been idle this many seconds (0 = never). Default: 0")]
     public int? Timeout { get; set; }
 

@@ -16,6 +16,7 @@ public static class SettingsBuilder
         ["databases"] = "an integer from 1 to 1024",
         ["maxclients"] = "an integer of at least 1",
         ["timeout"] = "0 (never) or a number of seconds",
+        ["auth-max-failures"] = "0 (no bound) or a number of failed attempts per connection",
         ["compaction-interval"] = "0 (only on COMPACT) or a number of seconds up to 2592000 (30 days)",
         ["read-queue-depth"] = "an integer from 1 to 1024",
         ["network-threads"] = "an integer from 1 to 64",
@@ -72,6 +73,10 @@ public static class SettingsBuilder
         int timeout = o.Timeout ?? 0;
         if (timeout < 0) throw Invalid("timeout", o.Timeout, AllowedIntegers["timeout"]);
         s.IdleTimeoutSeconds = timeout;
+
+        int authMaxFailures = o.AuthMaxFailures ?? 10;
+        if (authMaxFailures < 0) throw Invalid("auth-max-failures", o.AuthMaxFailures, AllowedIntegers["auth-max-failures"]);
+        s.AuthMaxFailures = authMaxFailures;
 
         s.Limits.ProtoMaxBulkLen = Memory("proto-max-bulk-len", o.ProtoMaxBulkLen ?? "512mb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 2);
         s.Limits.QueryBufferLimit = Memory("client-query-buffer-limit", o.ClientQueryBufferLimit ?? "1gb", 1024 * 1024, common.Resp.RespLimits.AbsoluteMaxBuffer - 1);

@@ -74,19 +74,27 @@ public sealed class ClientPause : IDisposable
         released.TrySetResult();
     }
 
+    // A timer callback: an exception escaping it would end the process. On a failure the pause ends (clients held
+    // forever would be worse than a pause cut short), and the failure is logged.
     private void Expire()
     {
-        lock (_lock)
+        try
         {
-            if (_mode == None) return;
-            long left = _endMs - Environment.TickCount64;
-            if (left > 0)
+            Garnet.common.Util.FaultPoints.Hit("client-pause-timer"); // test seam
+            lock (_lock)
             {
-                _timer?.Change(Math.Min(left, MaxDue), (long)Timeout.Infinite);
-                return;
+                if (_mode == None) return;
+                long left = _endMs - Environment.TickCount64;
+                if (left > 0)
+                {
+                    _timer?.Change(Math.Min(left, MaxDue), (long)Timeout.Infinite);
+                    return;
+                }
             }
         }
-        Unpause();
+        catch (Exception ex) { Garnet.common.Util.FaultPoints.Report("the CLIENT PAUSE timer", ex); }
+        try { Unpause(); }
+        catch (Exception ex) { Garnet.common.Util.FaultPoints.Report("the CLIENT PAUSE timer", ex); }
     }
 
     public void Dispose()

@@ -4,8 +4,8 @@
 //  - A command is fed after it ran (so the db is the one it left selected, as Redis's call() does), once, and only when
 //    it was admitted (unknown commands, arity errors and refused commands are not fed). Scripts (EVAL, EVALSHA, FCALL and
 //    their _RO forms) are fed before they run, so the commands they call ("[db lua]") come after them, as in Redis.
-//  - Commands flagged admin or skip_monitor are never fed; AUTH's arguments and HELLO's AUTH user and password are
-//    shown as "(redacted)".
+//  - Commands flagged admin or skip_monitor are never fed; secrets (AUTH's arguments, HELLO's AUTH user and password,
+//    ...: Metrics/ArgumentRedaction) are shown as "(redacted)".
 //  - With no monitor, feeding costs one volatile read (Count).
 //  - Lines go to other monitors as pushes (their pending bytes are bounded by client-output-buffer-limit's pubsub
 //    class; past it the monitor is disconnected), and to the feeding client itself after its reply.
@@ -80,25 +80,11 @@ public sealed class MonitorFeed
         for (int i = 0; i < argc; i++)
         {
             if (i > 0) sb.Append(' ');
-            if (Redacted(s, i)) sb.Append("\"(redacted)\"");
+            if (Metrics.ArgumentRedaction.IsRedacted(s, i)) sb.Append("\"(redacted)\"");
             else AppendRepr(sb, s.Arg(i));
         }
         sb.Append("\r\n");
         return Encoding.UTF8.GetBytes(sb.ToString());
-    }
-
-    /// <summary>AUTH's arguments; HELLO's two after AUTH (Redis's redactClientCommandArgument).</summary>
-    private static bool Redacted(RespServerSession s, int i)
-    {
-        if (i == 0) return false;
-        if (s.ArgEquals(0, "AUTH"u8)) return true;
-        if (!s.ArgEquals(0, "HELLO"u8)) return false;
-        for (int j = 2; j < s.Argc; j++)
-        {
-            if (s.ArgEquals(j, "AUTH"u8) && j + 2 < s.Argc) { if (i == j + 1 || i == j + 2) return true; j += 2; }
-            else if (s.ArgEquals(j, "SETNAME"u8)) j++;
-        }
-        return false;
     }
 
     /// <summary>Redis's sdscatrepr: quoted, with \\ \" \n \r \t \a \b escaped and other unprintable bytes as \xhh.</summary>

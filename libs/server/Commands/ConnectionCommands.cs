@@ -116,6 +116,7 @@ public static class ConnectionCommands
         if (!ok)
         {
             s.WriteError("WRONGPASS invalid username-password pair or user is disabled.");
+            AuthFailureBound.Failed(s);
             return false;
         }
         s.User = user;

@@ -51,6 +51,11 @@ public static class ConfigParameters
             Name = "maxclients", Get = s => Int(s.Settings.MaxClients),
             Prepare = (s, v) => IntegerValue(v, 1, int.MaxValue, n => s.Settings.MaxClients = (int)n),
         },
+        new()
+        {
+            Name = "auth-max-failures", Get = s => Int(s.Settings.AuthMaxFailures),
+            Prepare = (s, v) => IntegerValue(v, 0, int.MaxValue, n => s.Settings.AuthMaxFailures = (int)n),
+        },
         // scripting (Scripting/ScriptRunner)
         new()
         {

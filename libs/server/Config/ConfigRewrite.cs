@@ -42,6 +42,7 @@ public static class ConfigRewrite
         ("protected-mode", "yes"),
         ("timeout", "0"),
         ("maxclients", "10000"),
+        ("auth-max-failures", "10"),
         ("enable-debug-command", "local"),
         ("loglevel", "notice"),
         ("databases", "16"),

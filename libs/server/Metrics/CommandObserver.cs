@@ -3,7 +3,8 @@
 // Invariants:
 //  - Called once per executed command, also for commands inside EXEC and scripts, never for refused ones.
 //  - The common case (not slow, latency monitor off) costs the counters' Interlocked adds and two comparisons.
-//  - Arguments that carry a password (AUTH, HELLO ... AUTH) are logged as "(redacted)", as Redis does.
+//  - Arguments that carry a secret (AUTH, HELLO ... AUTH, CONFIG SET requirepass, ...: ArgumentRedaction) are logged
+//    as "(redacted)", as Redis does.
 using Garnet.server.Commands;
 using Garnet.server.Session;
 
@@ -11,8 +12,6 @@ namespace Garnet.server.Metrics;
 
 internal static class CommandObserver
 {
-    private static readonly byte[] s_redacted = "(redacted)"u8.ToArray();
-
     public static void Ran(RespServerSession s, CommandDefinition cmd, long ticks, bool failed)
     {
         var server = s.Server;
@@ -27,13 +26,7 @@ internal static class CommandObserver
 
     private static void Log(RespServerSession s, CommandDefinition cmd, long usec)
     {
-        int redactFrom = int.MaxValue, redactTo = -1;
-        var top = cmd.Parent ?? cmd;
-        if (top.Name == "auth") { redactFrom = 1; redactTo = s.Argc - 1; }
-        else if (top.Name == "hello")
-            for (int i = 2; i < s.Argc; i++)
-                if (s.ArgEquals(i, "AUTH"u8)) { redactFrom = i + 1; redactTo = i + 2; break; }
-        s.Server.SlowLog.Add(s.Argc, i => i >= redactFrom && i <= redactTo ? s_redacted : s.Arg(i), usec,
+        s.Server.SlowLog.Add(s.Argc, i => ArgumentRedaction.IsRedacted(s, i) ? ArgumentRedaction.Redacted : s.Arg(i), usec,
             ClientCommands.FormatPeer(s.Connection, local: false), s.Name ?? "");
     }
 }

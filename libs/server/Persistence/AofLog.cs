@@ -239,6 +239,7 @@ public sealed class AofLog : IDisposable
             long end = -1;
             try
             {
+                Garnet.common.Util.FaultPoints.Hit("aof-write"); // test seam: handled as a failed write (retried)
                 long writeStart = System.Diagnostics.Stopwatch.GetTimestamp();
                 foreach (var (seq, data, endLsn, startMs) in blocks)
                 {

@@ -17,6 +17,7 @@ using Garnet.common.Resp;
 using Garnet.server.Commands;
 using Garnet.server.Persistence;
 using Garnet.server.Transactions;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
@@ -71,6 +72,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         get => _authenticated;
         set { _authenticated = value; _parser.Authenticated = value; }
     }
+    /// <summary>Failed AUTH / HELLO AUTH on this connection (bounded by auth-max-failures: Commands/AuthFailureBound).</summary>
+    public int AuthFailures { get; set; }
 
     // ---- admin state (CLIENT REPLY / NO-EVICT / NO-TOUCH, MONITOR: Commands/AdminClientCommands) ----
     /// <summary>In MONITOR mode (Clients/MonitorFeed): it is sent every command run, and may not touch the keyspace.</summary>
@@ -410,7 +413,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public ProcessResult Process(InputBuffer input)
     {
         ProcessResult result;
-        try { result = ProcessRequests(input); }
+        try
+        {
+            FaultPoints.Hit("session"); // test seam: a failure of the session itself closes this connection only
+            result = ProcessRequests(input);
+        }
         finally { LeaveBatchEpoch(); }
         _timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.

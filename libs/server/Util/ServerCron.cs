@@ -13,6 +13,7 @@
 //  - Disposing a job's handle removes it and waits for its run in progress (unless called from that run); it never runs
 //    after. Dispose of the cron does the same for every job and ends the thread.
 using System.Diagnostics;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Util;
@@ -89,7 +90,11 @@ public sealed class ServerCron : IDisposable
                 ranAny = true;
                 _running = due;
                 Monitor.Exit(_lock);
-                try { due.Run(); }
+                try
+                {
+                    FaultPoints.Hit("cron:" + due.Name); // test seam
+                    due.Run();
+                }
                 catch (Exception ex) { _logger?.LogError(ex, "Periodic job {Job} failed", due.Name); }
                 finally { Monitor.Enter(_lock); }
                 _running = null;

@@ -132,10 +132,10 @@ public sealed class DiskReaders : IDisposable
             }
             int n;
             try { n = RandomAccess.Read(r.Handle, r.IoSpan, r.FileOffset); }
-            catch (Exception ex) { r.IoDone(0, ex); continue; }
+            catch (Exception ex) { r.Finish(0, ex); continue; }
             Interlocked.Increment(ref _reads);
             Interlocked.Add(ref _bytes, n);
-            r.IoDone(n, null);
+            r.Finish(n, null);
         }
     }
 
@@ -150,7 +150,7 @@ public sealed class DiskReaders : IDisposable
             _queue.Clear();
             Monitor.PulseAll(_queue);
         }
-        foreach (var r in failed) r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders)));
+        foreach (var r in failed) r.Finish(0, new ObjectDisposedException(nameof(DiskReaders)));
         _ring?.Dispose();
     }
 

@@ -145,9 +145,9 @@ public sealed unsafe class LoopReadRing : IDisposable
         if (result >= 0)
         {
             counter?.CountLoopRingRead(result);
-            r.IoDone(result, null);
+            r.Finish(result, null);
         }
-        else r.IoDone(0, new IOException($"read of {r.IoLength} bytes at {r.FileOffset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
+        else r.Finish(0, new IOException($"read of {r.IoLength} bytes at {r.FileOffset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
     }
 
     /// <summary>The ring itself failed (io_uring_enter refused, not interrupted): every read in flight fails, as
@@ -161,7 +161,7 @@ public sealed unsafe class LoopReadRing : IDisposable
                 _inFlight[i] = null;
                 _countedBy[i] = null;
                 _count--;
-                r.IoDone(0, ex);
+                r.Finish(0, ex);
             }
     }
 

@@ -109,8 +109,8 @@ public sealed class SegmentedFileDevice : IStorageDevice
         {
             int n;
             try { n = RandomAccess.Read(r.Handle, r.IoSpan, r.FileOffset); }
-            catch (Exception ex) { r.IoDone(0, ex); return; }
-            r.IoDone(n, null);
+            catch (Exception ex) { r.Finish(0, ex); return; }
+            r.Finish(n, null);
         }, (DeviceRead)read, preferLocal: false);
     }
 

@@ -111,17 +111,17 @@ internal sealed unsafe class UringReader : IDisposable
             // The ring itself failed: fail what is in flight and queued; later reads fail at once.
             _disposed = true;
             for (int i = 0; i < _inFlight.Length; i++)
-                if (_inFlight[i] is { } r) { _inFlight[i] = null; r.Unpin(); r.IoDone(0, ex); }
+                if (_inFlight[i] is { } r) { _inFlight[i] = null; r.Unpin(); r.Finish(0, ex); }
         }
         FailQueued();
     }
 
     private bool Prepare(IoUring ring, DeviceRead r)
     {
-        if (_disposed) { r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders))); return false; }
+        if (_disposed) { r.Finish(0, new ObjectDisposedException(nameof(DiskReaders))); return false; }
         int fd;
         try { fd = r.Pin(); }
-        catch (Exception ex) { r.Unpin(); r.IoDone(0, ex); return false; }
+        catch (Exception ex) { r.Unpin(); r.Finish(0, ex); return false; }
         int slot = _freeSlots.Pop();
         _inFlight[slot] = r;
         ring.PrepareRead(fd, r.IoPointer, (uint)r.IoLength, r.FileOffset, (ulong)slot);
@@ -138,14 +138,14 @@ internal sealed unsafe class UringReader : IDisposable
         {
             Interlocked.Increment(ref _reads);
             Interlocked.Add(ref _bytes, result);
-            r.IoDone(result, null);
+            r.Finish(result, null);
         }
-        else r.IoDone(0, new IOException($"read of {r.IoLength} bytes at {r.FileOffset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
+        else r.Finish(0, new IOException($"read of {r.IoLength} bytes at {r.FileOffset} failed: {Marshal.GetPInvokeErrorMessage(-result)}"));
     }
 
     private void FailQueued()
     {
-        while (_queue.TryDequeue(out var r)) r.IoDone(0, new ObjectDisposedException(nameof(DiskReaders)));
+        while (_queue.TryDequeue(out var r)) r.Finish(0, new ObjectDisposedException(nameof(DiskReaders)));
     }
 
     private int _disposeCalled;

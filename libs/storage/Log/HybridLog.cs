@@ -538,14 +538,32 @@ internal static class LogIo
             await device.WriteAsync(address, data).ConfigureAwait(false);
         }
         catch (Exception ex) { error = ex; }
-        done(error);
+        // async void: an exception escaping here would end the process (StorageFaults). A failure before done ran (an
+        // injected fault) makes it a failed write, which the log retries; one inside done is only reported.
+        bool entered = false;
+        try
+        {
+            if (error is null) Util.StorageFaults.Hit("log-flush-completion");
+            entered = true;
+            done(error);
+        }
+        catch (Exception ex)
+        {
+            Util.StorageFaults.Report("a log page flush's completion", ex);
+            if (!entered)
+            {
+                try { done(ex); }
+                catch (Exception again) { Util.StorageFaults.Report("a log page flush's completion", again); }
+            }
+        }
     }
 
     /// <summary>Runs action on a pool thread after delay.</summary>
     public static async void After(TimeSpan delay, Action action)
     {
         await Task.Delay(delay).ConfigureAwait(false);
-        action();
+        try { action(); }
+        catch (Exception ex) { Util.StorageFaults.Report("a delayed log action", ex); }
     }
 
     public static async Task WaitUntilFlushed(HybridLog log, EpochProtection epoch, long address, CancellationToken cancellation)

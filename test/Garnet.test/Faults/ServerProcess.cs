@@ -11,13 +11,14 @@ public sealed class ServerProcess : IDisposable
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
-    public ServerProcess(string args, string workDir, bool waitForPort = true)
+    public ServerProcess(string args, string workDir, bool waitForPort = true, IReadOnlyDictionary<string, string>? environment = null)
     {
         Port = shared.TestPorts.Free();
         var psi = new ProcessStartInfo("dotnet", $"\"{Path.Combine(AppContext.BaseDirectory, "GarnetServer.dll")}\" --port {Port} {args}")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = workDir,
         };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>()) psi.Environment[name] = value;
         _process = new Process { StartInfo = psi };
         _process.OutputDataReceived += (_, e) => { if (e.Data is not null) lock (_output) _output.AppendLine(e.Data); };
         _process.ErrorDataReceived += (_, e) => { if (e.Data is not null) lock (_output) _output.AppendLine(e.Data); };

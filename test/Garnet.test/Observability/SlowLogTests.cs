@@ -68,6 +68,31 @@ public class SlowLogTests : ServerFixture
     }
 
     [Test]
+    public void ConfigSetOfSecretsIsRedacted()
+    {
+        // Issue 41: CONFIG SET requirepass was kept in clear. Redis redacts the value of every sensitive parameter
+        // (requirepass, masterauth, masteruser, ...), each pair checked, even when the command fails.
+        List<string> Last() => _c.Execute("SLOWLOG", "GET", "1").Elements![0].Elements![3].Elements!.Select(e => e.Text!).ToList();
+        try
+        {
+            RespAssert.Simple(_c.Execute("CONFIG", "SET", "requirepass", "hunter2-secret"), "OK");
+            Assert.That(Last(), Is.EqualTo(new[] { "CONFIG", "SET", "requirepass", "(redacted)" }));
+            RespAssert.Simple(_c.Execute("CONFIG", "SET", "maxclients", "10000", "REQUIREPASS", "hunter3-secret"), "OK");
+            Assert.That(Last(), Is.EqualTo(new[] { "CONFIG", "SET", "maxclients", "10000", "REQUIREPASS", "(redacted)" }));
+            _c.Execute("CONFIG", "SET", "masterauth", "hunter4-secret", "no-such-parameter", "x");
+            Assert.That(Last(), Is.EqualTo(new[] { "CONFIG", "SET", "masterauth", "(redacted)", "no-such-parameter", "x" }));
+            using var other = _server.Client();
+            other.Execute("HELLO", "2", "SETNAME", "n1", "AUTH", "default", "hunter3-secret");
+            Assert.That(Last(), Is.EqualTo(new[] { "HELLO", "2", "SETNAME", "n1", "AUTH", "(redacted)", "(redacted)" }));
+            _c.Execute("CONFIG", "GET", "requirepass");
+            Assert.That(Last(), Is.EqualTo(new[] { "CONFIG", "GET", "requirepass" }), "only values of CONFIG SET are secrets");
+            var all = _c.Execute("SLOWLOG", "GET", "-1").Elements!.SelectMany(e => e.Elements![3].Elements!).Select(e => e.Text!);
+            Assert.That(all.Where(a => a.Contains("hunter")), Is.Empty);
+        }
+        finally { _c.Execute("CONFIG", "SET", "requirepass", ""); }
+    }
+
+    [Test]
     public void LenGetCountMaxLenAndReset()
     {
         for (int i = 0; i < 5; i++) _c.Execute("PING");

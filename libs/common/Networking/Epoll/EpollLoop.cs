@@ -15,6 +15,7 @@
 //    its completions are reaped right after the events: its eventfd is in the epoll set, edge-triggered, so it only ends
 //    the wait.
 using System.Collections.Concurrent;
+using Garnet.common.Util;
 using Microsoft.Extensions.Logging;
 
 namespace Garnet.common.Networking.Epoll;
@@ -229,6 +230,7 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     {
         try
         {
+            FaultPoints.Hit("epoll-round"); // test seam: a failure of the loop itself is logged, the loop goes on
             bool mayBlock = _toRun.Count == 0;
             if (_io is not null && !_io.BeforeWait()) mayBlock = false;
             int n = EpollNative.Wait(_epfd, events, MaxEvents, mayBlock ? -1 : 0);
@@ -294,8 +296,17 @@ internal sealed unsafe class EpollLoop : IDisposable, LoopRelease.ILoop
     private void CloseAll()
     {
         // Stopping: whatever is still open is closed now (the server closes its clients before it stops the loops).
-        for (int s = 0; s < _slots.Length; s++) _slots[s]?.CloseNow();
-        while (_posted.TryDequeue(out var posted)) posted.CloseNow();
+        // One connection failing to close must not end the loop's thread (and the process) nor leave the others open.
+        for (int s = 0; s < _slots.Length; s++)
+        {
+            try { _slots[s]?.CloseNow(); }
+            catch (Exception ex) { _logger?.LogError(ex, "Closing a connection of loop {Name} failed", _name); }
+        }
+        while (_posted.TryDequeue(out var posted))
+        {
+            try { posted.CloseNow(); }
+            catch (Exception ex) { _logger?.LogError(ex, "Closing a connection of loop {Name} failed", _name); }
+        }
     }
 
     public void Dispose()

@@ -1,0 +1,30 @@
+// StorageFaults: the last stop of an exception on a storage thread or callback that has no caller to throw to (a disk-read
+// completion on a reader or io_uring thread, a page flush's completion, a delayed action, an index split on the thread
+// pool). Reported here (logged by the server) instead of ending the process (issue 41).
+// Invariants:
+//  - Report never throws. What the failed callback was to do is not retried: a read whose completion failed leaves its
+//    request without a reply (its client can close it; CLIENT KILL and timeout do), the process and other clients go on.
+//  - Inject is a test seam (null outside tests): called with a point's name where a fault can be injected.
+namespace Garnet.storage.Util;
+
+public static class StorageFaults
+{
+    /// <summary>Logs a contained exception: (where, exception). Set by the server.</summary>
+    public static Action<string, Exception>? Reporter { get; set; }
+
+    /// <summary>Test seam: called at each injection point; throws to inject a fault.</summary>
+    public static Action<string>? Inject { get; set; }
+
+    private static long s_reported;
+    /// <summary>Exceptions contained so far.</summary>
+    public static long Reported => Interlocked.Read(ref s_reported);
+
+    internal static void Hit(string point) => Inject?.Invoke(point);
+
+    public static void Report(string where, Exception ex)
+    {
+        Interlocked.Increment(ref s_reported);
+        try { Reporter?.Invoke(where, ex); }
+        catch { /* a failing logger must not take the thread down either */ }
+    }
+}
