@@ -108,6 +108,8 @@ public class GlobPatternTests
         Assert.That(c.Execute("HSCAN", "hash", "0", "MATCH", pattern).Elements![1].Elements!.Length, Is.EqualTo(2));
         Assert.That(c.Execute("ZSCAN", "zset", "0", "MATCH", pattern).Elements![1].Elements!.Length, Is.EqualTo(2));
         Assert.That(c.Execute("CONFIG", "GET", pattern).Elements!.Length, Is.EqualTo(0));
+        Assert.That(c.Execute("COMMAND", "LIST", "FILTERBY", "PATTERN", pattern).Elements!.Length, Is.EqualTo(0));
+        Assert.That(c.Execute("FUNCTION", "LIST", "LIBRARYNAME", pattern).Elements!.Length, Is.EqualTo(0));
 
         using var sub = server.Client();
         sub.Execute("PSUBSCRIBE", pattern);

@@ -1,14 +1,18 @@
 // Issue 41, data a client sends or asks for: a huge intset insert, a huge negative SRANDMEMBER/HRANDFIELD count, a
-// BITFIELD offset near long.MaxValue, an LZF payload declaring far more than its bytes can produce.
+// BITFIELD offset near long.MaxValue, an LZF payload declaring far more than its bytes can produce. The encoding limits
+// are process-wide: NonParallelizable, and the default goes back after each test.
 using System.Diagnostics;
 using Garnet.client;
 using Garnet.server.Persistence;
 
 namespace Garnet.test;
 
-[TestFixture]
+[TestFixture, NonParallelizable]
 public class HostileDataTests
 {
+    [TearDown]
+    public void Defaults() => Garnet.server.Objects.EncodingLimits.SetMaxIntsetEntries = 512;
+
     [Test, CancelAfter(60_000)]
     public void MultiMemberSaddIntoAHugeIntsetIsNotQuadratic()
     {

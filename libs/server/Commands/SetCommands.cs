@@ -163,13 +163,19 @@ public static class SetCommands
             if (count == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
         }
         List<byte[]> picked = [];
-        IReadOnlyList<byte[]> members = [];
-        // A negative count (repeats allowed) may ask for millions: the reply is written member by member from a snapshot
-        // of the set, with no list of picks (an object reference per reply element).
+        IReadOnlyList<byte[]>? members = null;
+        // A negative count (repeats allowed) may ask for millions from a small set: then the reply is written member by
+        // member from a snapshot of the set, with no list of picks (an object reference per reply element). Fewer picks
+        // than members are gathered in the read, as for a positive count: references for min(count, size) either way.
         bool repeats = withCount && count < 0;
-        var op = SetOp(set => { if (repeats) members = set.Members; else picked = RandomPicks.Pick(set.Slots, count); return false; });
+        var op = SetOp(set =>
+        {
+            if (repeats && Math.Min(-count, RandomPicks.MaxReplyElements) >= set.Count) members = set.Members;
+            else picked = RandomPicks.Pick(set.Slots, count);
+            return false;
+        });
         if (!Run(s, s.Arg(1), op, write: false)) return;
-        if (repeats)
+        if (members is not null)
         {
             long n = members.Count == 0 ? 0 : Math.Min(-count, RandomPicks.MaxReplyElements);
             s.Writer.WriteArrayHeader((int)n);
