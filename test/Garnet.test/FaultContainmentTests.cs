@@ -64,6 +64,18 @@ public class FaultContainmentTests(string engine)
     }
 
     [Test]
+    public void AFailingCommandAnswersAnErrorAndKeepsTheConnection()
+    {
+        using var c = _server.Client();
+        FaultPoints.Arm("command");
+        var reply = c.Execute("PING");
+        Assert.That(reply.IsError, reply.ToString());
+        Assert.That(reply.Text, Does.StartWith("ERR internal error while running 'ping'"));
+        RespAssert.Simple(c.Execute("PING"), "PONG");
+        StillServing();
+    }
+
+    [Test]
     public void AFailingCronJobIsLoggedAndRunsAgain()
     {
         long wakeups = _server.Server.Server.Store.Cron.Wakeups;

@@ -870,6 +870,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             _propagateMany = null;
             _propagateNothing = false;
             long hitsBefore = _keyspaceHits, missesBefore = _keyspaceMisses;
+            FaultPoints.Hit("command"); // test seam: a handler's failure
             cmd.Handler!(this);
             if (_optimisticRead)
             {
