@@ -21,7 +21,7 @@ public class ScriptEscapeFuzzTests : HostileServerFixture
         add(function() return redis.call('set', KEYS[1], 'v')['ok'] end)
         add(function() return redis.call('get', KEYS[1]) end)
         add(function() return redis.pcall('incr', KEYS[1])['err'] end)
-        add(function() redis.call('del', KEYS[1] .. 'h') return redis.call('hset', KEYS[1] .. 'h', 'f', 'x') end)
+        add(function() redis.call('hset', KEYS[1] .. 'h', 'f', 'x') return redis.call('hget', KEYS[1] .. 'h', 'f') end)
         add(function() return #redis.call('hgetall', KEYS[1] .. 'h') end)
         add(function() return redis.status_reply('fine')['ok'] end)
         add(function() return redis.error_reply('bad')['err'] end)
