@@ -84,7 +84,7 @@ public class CveReplayDiskTests : HostileServerFixture
 {
     protected override string ServerArgs => "--memory 16mb";
 
-    // Trigger: KEYS, SCAN MATCH and PSUBSCRIBE with '*?' x 600 (and longer) while 40 MB of values are partly on disk.
+    // Trigger: KEYS and SCAN MATCH with '*?' x 600 (and longer) over 2,000-byte keys while 48 MB of keys and values are partly on disk.
     [Test, CancelAfter(180_000)]
     public void CVE_2022_36021_DeepPatternOverDiskData()
     {
@@ -93,7 +93,7 @@ public class CveReplayDiskTests : HostileServerFixture
         for (int batch = 0; batch < 40; batch++)
         {
             var mset = new List<object> { "MSET" };
-            for (int i = 0; i < 100; i++) { mset.Add($"key:{batch}:{i}:" + new string('a', 100)); mset.Add(value); }
+            for (int i = 0; i < 100; i++) { mset.Add($"key:{batch}:{i}:" + new string('a', 2000)); mset.Add(value); }
             RespAssert.Simple(Reply(c, mset.ToArray()), "OK");
         }
         using var watch = SecondClientWatch.Start(Server.Port);

@@ -253,6 +253,11 @@ public class CveReplayTests : HostileServerFixture
             Assert.That(Reply(c, "KEYS", deep).Elements, Is.Empty);
             Assert.That(Reply(c, "SCAN", "0", "MATCH", deep, "COUNT", "1000").Elements![1].Elements, Is.Empty);
         }
+        // A long key that a deep pattern does match (redis-server 7.0.15 returns it too).
+        string longKey = "k" + new string('a', 20_000);
+        RespAssert.Simple(Reply(c, "SET", longKey, "1"), "OK");
+        var matched = Reply(c, "KEYS", string.Concat(Enumerable.Repeat("*?", 1000)));
+        Assert.That(matched.Elements!.Select(e => e.Text), Is.EqualTo(new[] { longKey }));
         Assert.That(sw.Elapsed, Is.LessThan(LatencyBound), $"the patterns took {sw.ElapsedMilliseconds} ms");
         using (var sub = Client())
         {

@@ -109,7 +109,14 @@ public abstract class HostileServerFixture
         return 0;
     }
 
-    private static string Tail(string s) => s.Length <= 3000 ? s : "..." + s[^3000..];
+    /// <summary>The part of the server's output that says why it died: from its first fatal line, else the last 3,000 chars.</summary>
+    private static string Tail(string s)
+    {
+        int fatal = new[] { "Unhandled exception", "Stack overflow", "Out of memory", "Fatal error" }
+            .Select(m => s.IndexOf(m, StringComparison.Ordinal)).Where(i => i >= 0).DefaultIfEmpty(-1).Min();
+        if (fatal >= 0) return s.Substring(fatal, Math.Min(3000, s.Length - fatal));
+        return s.Length <= 3000 ? s : "..." + s[^3000..];
+    }
 
     private static string Describe(object[] args)
     {
