@@ -132,7 +132,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         _moveFromStart = input.Start;
         _moveCount = input.Count;
         _moved = 0;
-        input.Data = GC.AllocateUninitializedArray<byte>(size);
+        input.Data = GC.AllocateUninitializedArray<byte>(size, pinned: true);
         input.Start = 0;
         input.End = _moveCount;
     }
@@ -198,7 +198,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         var input = Input;
         int count = input.Count;
         // A large size is allocated exactly (a cached array could be far larger than the request needs).
-        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size) : LargeBuffers.Rent(size);
+        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size, pinned: true) : LargeBuffers.Rent(size);
         input.Data.AsSpan(input.Start, count).CopyTo(nb);
         LargeBuffers.Return(input.Data);
         input.Data = nb;
