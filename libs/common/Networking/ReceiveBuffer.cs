@@ -29,10 +29,10 @@ public sealed class ReceiveBuffer(RespLimits limits)
     private const int SmallReceivesBeforeShrink = 32;
 
     /// <summary>Most bytes a staged growth copies in one step (ContinueMove), and the least a growth stages.</summary>
-    public const int MovePiece = 512 << 10;
+    public const int MovePiece = 256 << 10;
     /// <summary>Most bytes one receive asks for: a large request arrives in pieces of at most this, one per loop round
     /// (a round then costs the big client about a millisecond: the receive's and the move's page faults and copies).</summary>
-    public const int MaxReceive = 512 << 10;
+    public const int MaxReceive = 256 << 10;
 
     private int _receiveSize = InitialReceiveSize; // what receives have lately needed
     private int _smallReceives;
