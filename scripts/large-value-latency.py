@@ -95,7 +95,7 @@ def pinger(port, ready, stop, out):
         t0 = time.perf_counter()
         s.sendall(b"*1\r\n$4\r\nPING\r\n")
         r.reply()
-        lat.append(time.perf_counter() - t0)
+        lat.append((time.perf_counter() - t0, t0))
         time.sleep(0.001)
     s.close()
     out.put(lat)
@@ -133,6 +133,7 @@ def run_case(name, port, pid, action, do):
     th = threading.Thread(target=sample); th.start()
     t0 = time.perf_counter()
     err = None
+    started = t0
     try:
         action()
     except Exception as e:  # reported, not raised: the other cases still run
@@ -142,7 +143,8 @@ def run_case(name, port, pid, action, do):
     stop.set(); lat = out.get(timeout=60); p.join(10)
     sampling[0] = False; th.join()
     gc1 = gc_pause_ms(do)
-    lat.sort()
+    worst = sorted(lat, reverse=True)[:DETAIL]
+    lat = sorted(x for x, _ in lat)
     ms = lambda x: x * 1000
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0
     p50 = lat[len(lat) // 2] if lat else 0
@@ -150,17 +152,26 @@ def run_case(name, port, pid, action, do):
           f"p99 {ms(p99):7.2f} ms  p50 {ms(p50):6.3f} ms  rss before {before / 1024:5.0f} peak {peak[0] / 1024:5.0f} MB  "
           f"VmHWM {status_kb(pid, 'VmHWM') / 1024:7.0f} MB"
           + (f"  gc pause {gc1 - gc0} ms" if gc0 is not None and gc1 is not None else "") + (f"  ERROR {err}" if err else ""), flush=True)
+    if worst:
+        print("       longest PINGs (ms, at s from the request's start; it took %.3f s): " % took
+              + ", ".join(f"{x * 1000:.1f}@{t - started:.3f}" for x, t in worst), flush=True)
     return err is None
 
 
+DETAIL = 0
+
+
 def main():
+    global DETAIL
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--pid", type=int)
     ap.add_argument("--mb", type=int, default=512, help="SET/GET value size in MB")
     ap.add_argument("--field-mb", type=int, default=100, help="HSET/XADD field size in MB")
     ap.add_argument("--cases", default="set,get,hset,xadd")
+    ap.add_argument("--detail", type=int, default=0, help="also print the N longest PINGs and when they were sent")
     a = ap.parse_args()
+    DETAIL = a.detail
     pid = a.pid or pid_of_port(a.port)
     if not pid: sys.exit(f"no server pid for port {a.port}")
     size = a.mb << 20

@@ -5,12 +5,13 @@
 # a second client PINGs every ~1 ms), prints max/p99 PING latency, the large request's time and peak resident memory,
 # then stops both servers. Build first: dotnet build main/GarnetServer -c Release.
 #   bash scripts/large-value-latency.sh [python script args, e.g. --mb 512 --cases set,get]
-# Environment: REDIS_PORT (default 7411), OURS_PORT (default 7412), OURS_ARGS / REDIS_ARGS (extra
+# Environment: REDIS_PORT (default 7411), OURS_PORT (default 7412), OURS_DLL (another build of ours, e.g. an older
+# commit's, to compare before and after), OURS_ARGS / REDIS_ARGS (extra
 # arguments for each), SKIP_REDIS=1, SKIP_OURS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RP=${REDIS_PORT:-7411}; OP=${OURS_PORT:-7412}
-DLL=main/GarnetServer/bin/Release/net10.0/GarnetServer.dll
+DLL=${OURS_DLL:-main/GarnetServer/bin/Release/net10.0/GarnetServer.dll}
 [ -f "$DLL" ] || { echo "build main/GarnetServer -c Release first" >&2; exit 2; }
 DATA=$(mktemp -d /tmp/lvlat.XXXXXX)
 OURS_PID=

@@ -6,15 +6,16 @@
 // receives have stayed small (32 in a row under a quarter of the size halve it). Buffers above LargeBuffers.PoolLimit
 // are not pooled: Release gives them back to LargeBuffers. A rented buffer may be larger than asked for; only Capacity
 // bytes of it are ever used.
-// Large requests (a bulk argument of many MB): the buffer grows as the bytes arrive, at most doubling, and its last size
-// is exactly what the request needs (so a SET can keep the buffer as its value, RespServerSession.TakeLargeArgument).
-// A growth that would copy more than MovePiece bytes is staged (MakeRoom's staged: true, the epoll engine): the new
-// buffer takes the next receives at once while the unread bytes move into its front in pieces (ContinueMove, each at
-// least MovePiece and a quarter more than the receive brought: on the halving ladder the bytes to move are about the
-// free space, so the move ends before the buffer fills), so no single round of the loop copies hundreds of MB. While
-// Moving, the front of Data (the bytes still being moved) is not yet valid: the request is incomplete then (a growth happens only while it
-// is), and the move is finished before the input is processed. The arrays of a staged growth are exact-size and not
-// cached: the replaced one is dropped (MemoryReclaimer), so a large request holds at most its size plus half.
+// Large requests (a bulk argument of many MB): the buffer grows as the bytes arrive, to at most 4x what has arrived,
+// and its last size is exactly what the request needs (so a SET can keep the buffer as its value,
+// RespServerSession.TakeLargeArgument). A growth that would copy more than MovePiece bytes is staged (MakeRoom's
+// staged: true, the epoll engine): the new buffer takes the next receives at once while the unread bytes move into its
+// front in pieces (ContinueMove, each at least MovePiece and a quarter more than the receive brought: on the ladder of
+// sizes the bytes to move are a third of the free space, so the move ends well before the buffer fills), so no single
+// round of the loop copies hundreds of MB. While Moving, the front of Data (the bytes still being moved) is not yet
+// valid: the request is incomplete then (a growth happens only while it is), and the move is finished before the input
+// is processed. The arrays of a staged growth are exact-size, pinned (a compacting collection never copies them) and not
+// cached: the replaced one is dropped (MemoryReclaimer), so a large request holds at most its size plus a quarter.
 using Garnet.common.Resp;
 using Garnet.common.Util;
 
@@ -29,10 +30,10 @@ public sealed class ReceiveBuffer(RespLimits limits)
     private const int SmallReceivesBeforeShrink = 32;
 
     /// <summary>Most bytes a staged growth copies in one step (ContinueMove), and the least a growth stages.</summary>
-    public const int MovePiece = 512 << 10;
+    public const int MovePiece = 256 << 10;
     /// <summary>Most bytes one receive asks for: a large request arrives in pieces of at most this, one per loop round
     /// (a round then costs the big client about a millisecond: the receive's and the move's page faults and copies).</summary>
-    public const int MaxReceive = 512 << 10;
+    public const int MaxReceive = 256 << 10;
 
     private int _receiveSize = InitialReceiveSize; // what receives have lately needed
     private int _smallReceives;
@@ -88,9 +89,10 @@ public sealed class ReceiveBuffer(RespLimits limits)
         if (size <= count) return false;
         if (minBytesHint > size && minBytesHint <= MaxBuffer && size > LargeBuffers.PoolLimit)
         {
-            // A large request: sizes halving down from what it needs, so the last growth lands on it exactly.
-            long step = minBytesHint;
-            while (step > size) step = (step + 1) / 2;
+            // A large request: sizes quartering down from what it needs (at most 4x what arrived), so the last growth lands
+            // on it exactly and the buffer that growth leaves is a quarter of it: 1.25x the request at the peak.
+            long step = minBytesHint, most = Math.Min((long)Capacity * 4, MaxBuffer);
+            while (step > most) step = (step + 3) / 4;
             if (step > count) size = step;
         }
         if (staged && count > MovePiece) StartMove((int)size);
@@ -132,7 +134,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         _moveFromStart = input.Start;
         _moveCount = input.Count;
         _moved = 0;
-        input.Data = GC.AllocateUninitializedArray<byte>(size);
+        input.Data = GC.AllocateUninitializedArray<byte>(size, pinned: true);
         input.Start = 0;
         input.End = _moveCount;
     }
@@ -198,7 +200,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         var input = Input;
         int count = input.Count;
         // A large size is allocated exactly (a cached array could be far larger than the request needs).
-        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size) : LargeBuffers.Rent(size);
+        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size, pinned: true) : LargeBuffers.Rent(size);
         input.Data.AsSpan(input.Start, count).CopyTo(nb);
         LargeBuffers.Return(input.Data);
         input.Data = nb;

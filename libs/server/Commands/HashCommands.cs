@@ -30,7 +30,8 @@ public static class HashCommands
         var op = HashOp(h =>
         {
             added = 0;
-            for (int i = 0; i < pairs.Length; i += 2) if (h.Set(pairs[i], pairs[i + 1])) added++;
+            // The arrays are this command's own copies, never changed: the hash may keep them (also if this runs again).
+            for (int i = 0; i < pairs.Length; i += 2) if (h.SetOwned(pairs[i], pairs[i + 1])) added++;
             return true;
         }, creates: true);
         if (!Run(s, op, write: true)) return;
