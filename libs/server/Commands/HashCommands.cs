@@ -147,6 +147,7 @@ public static class HashCommands
     public static void HIncrByFloat(RespServerSession s)
     {
         if (!NumberParsing.TryParseDouble(s.Arg(3), out double delta)) { s.WriteError(StringFunctions.NotFloat); return; }
+        if (!double.IsFinite(delta)) { s.WriteError("ERR value is NaN or Infinity"); return; } // Redis checks the increment first
         var field = s.Arg(2).ToArray();
         var deltaText = s.Arg(3).ToArray();
         string text = "";
@@ -179,6 +180,8 @@ public static class HashCommands
         if (withCount)
         {
             if (!NumberParsing.TryParseInt64(s.Arg(2), out count)) { s.WriteError(NotInteger); return; }
+            // Redis reads the count in [-LONG_MAX, LONG_MAX] (CVE-2023-25155's fix), with getRangeLong's text.
+            if (count == long.MinValue) { s.WriteError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"); return; }
             if (s.Argc == 4)
             {
                 if (!s.ArgEquals(3, "WITHVALUES"u8)) { s.WriteError("ERR syntax error"); return; }

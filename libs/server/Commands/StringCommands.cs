@@ -315,6 +315,7 @@ public static class StringCommands
     public static void Append(RespServerSession s)
     {
         var input = Input(s, StringOp.Append, 2);
+        input.Number = s.Settings.Limits.ProtoMaxBulkLen; // the longest the string may grow (CVE-2021-41099)
         s.Storage.Rmw(s.Arg(1), ref input);
         if (ReportError(s)) return;
         s.Notify(NotifyClass.String, "append"u8, s.Arg(1));
@@ -326,7 +327,8 @@ public static class StringCommands
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset)) { s.WriteError(NotInteger); return; }
         if (offset < 0) { s.WriteError("ERR offset is out of range"); return; }
         if (s.Arg(3).Length == 0) { StrLen(s, countLookup: false); return; } // nothing to write: Redis answers the current length
-        if (offset > StringFunctions.MaxValueLength - s.Arg(3).Length) { s.WriteError(StringFunctions.TooBig); return; }
+        long max = Math.Min(StringFunctions.MaxValueLength, s.Settings.Limits.ProtoMaxBulkLen);
+        if (offset > max - s.Arg(3).Length) { s.WriteError(StringFunctions.TooBig); return; }
         var input = Input(s, StringOp.SetRange, 3);
         input.Number = offset;
         var st = s.Storage.Rmw(s.Arg(1), ref input);

@@ -78,6 +78,9 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
     /// <summary>Largest string value (Redis's proto-max-bulk-len default).</summary>
     public const long MaxValueLength = 512L * 1024 * 1024;
 
+    /// <summary>APPEND's bound: proto-max-bulk-len as the command passed it in Number (Redis's checkStringLength), never past MaxValueLength.</summary>
+    private static long MaxLength(in StringInput input) => input.Number > 0 ? Math.Min(input.Number, MaxValueLength) : MaxValueLength;
+
     public bool Reader(ref RecordRef record, ref StringInput input, ref StringOutput output)
     {
         var r = output.Result;
@@ -313,7 +316,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.Append:
             {
                 long n = (long)old.Length + input.Length;
-                if (n > MaxValueLength) { r.Error = TooBig; return UpdateAction.Abort; }
+                if (n > MaxLength(input)) { r.Error = TooBig; return UpdateAction.Abort; }
                 if (!record.FitsInPlace((int)n)) return UpdateAction.NeedCopy;
                 int was = old.Length;
                 input.Value.CopyTo(record.WritableValue((int)n)[was..]);
@@ -479,7 +482,7 @@ public struct StringFunctions : IStoreFunctions<StringInput, StringOutput>
             case StringOp.Append:
             {
                 long n = (long)old.Length + input.Length;
-                if (n > MaxValueLength) { r.Error = TooBig; return 0; }
+                if (n > MaxLength(input)) { r.Error = TooBig; return 0; }
                 return (int)n;
             }
             case StringOp.SetRange: return (int)Math.Max(old.Length, input.Number + input.Length);
