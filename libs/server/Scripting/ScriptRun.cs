@@ -28,6 +28,9 @@ public sealed class ScriptRun
     public long StartMs { get; }
     public int Resp { get; internal set; } = 2;
     public volatile bool Wrote;
+    /// <summary>Set from any thread to stop the run (SCRIPT KILL, FUNCTION KILL, SHUTDOWN): the error it ends with. The
+    /// kill hook raises it at the script's next hook, and redis.call refuses to run commands from then on.</summary>
+    public volatile string? StopReason;
     /// <summary>Stopped by SHUTDOWN: its effects are not logged (the AOF gets none of them).</summary>
     public volatile bool StoppedForShutdown;
     private TaskCompletionSource? _done; // made only when another client waits (the busy gate)
@@ -75,6 +78,8 @@ public sealed class ScriptRun
     /// command may not run from a script.</summary>
     internal byte[] Call(byte[][] args, out string? error)
     {
+        error = StopReason;
+        if (error is not null) return [];
         var cmd = Session.Server.Commands.Find(args[0]);
         if (cmd is not null && cmd.HasSubcommands && args.Length >= 2) cmd = cmd.FindSubcommand(args[1]);
         error = null;
