@@ -173,6 +173,22 @@ public class ScriptSandboxTests : ServerFixture
         Assert.That(c.Execute("EVAL", "error(setmetatable({}, {__index = function() while true do end end}))", "0").Type, Is.EqualTo(RespType.Error));
     }
 
+    [Test, CancelAfter(30000)]
+    public void NoMetamethodOfAScriptRunsFromTheServerSide()
+    {
+        // The result and the error object are read raw: an __index that raised here used to abort the process (a Lua
+        // error through C#), one that looped froze it.
+        using var c = C();
+        foreach (var body in new[] { "error('x')", "while true do end" })
+        {
+            var mt = $"{{__index = function() {body} end}}";
+            Assert.That(c.Execute("EVAL", $"return {{verbatim_string = setmetatable({{}}, {mt})}}", "0").IsNull, Is.True);
+            Assert.That(c.Execute("EVAL", $"error(setmetatable({{}}, {mt}))", "0").Type, Is.EqualTo(RespType.Error));
+            Assert.That(c.Execute("EVAL", $"return setmetatable({{}}, {mt})", "0").Elements, Is.Empty);
+        }
+        RespAssert.Simple(c.Execute("PING"), "PONG");
+    }
+
     // Each loops forever in a place that a yield from a hook could not leave (a C function between the hook and the
     // script's coroutine), or that Lua runs with hooks off.
     public static readonly string[] Loops =
