@@ -4,6 +4,8 @@
 //  - Commands from the script are checked as Redis checks them (unknown, arity, noscript, writes from read-only scripts)
 //    and run through the session like EXEC's queued commands, under the locks the script already holds.
 //  - Wrote is set once a write succeeded: the script can then no longer be killed (UNKILLABLE), only the server stopped.
+//  - StopReason belongs to this run (a kill that arrives as the run ends cannot stop the next one); once set, the kill
+//    hook raises it and Call runs no further command.
 using Garnet.server.Commands;
 using Garnet.server.Session;
 using Microsoft.Extensions.Logging;
