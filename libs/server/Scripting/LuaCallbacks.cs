@@ -1,7 +1,10 @@
 // LuaCallbacks: the C# primitives the prelude wraps (the P table): redis.call/pcall, sha1hex, log, setresp, acl_check_cmd,
 // the function-name check of register_function, and the cjson/cmsgpack/struct codecs.
 // Invariants: every primitive runs inside Guard, which lifts the memory cap (LuaAllocator.Unbounded) and turns a C#
-// exception into the (false, message) result the prelude raises; no primitive calls lua_error.
+// exception into the (false, message) result the prelude raises; no primitive calls lua_error, and no exception leaves a
+// native entry point (it would end the process). Without a current runtime (no script, compile or load runs on this
+// thread: e.g. while a state closes) a primitive only returns an error: redis.* works inside a running script only.
+// P.poll (the kill hook's question) never fails: it answers nil or the reason to stop.
 using System.Globalization;
 using System.Security.Cryptography;
 using KeraLua;
@@ -13,10 +16,11 @@ internal static class LuaCallbacks
     // Delegates handed to native code live as long as the process.
     private static readonly (string Name, LuaFunction Fn)[] s_functions =
     [
+        ("poll", Poll),
         ("call", L => Guard(L, Call)),
         ("sha1hex", L => Guard(L, l => { LuaNative.Push(l.Handle, Sha1Hex(LuaNative.ToSpan(l.Handle, 1))); return 1; })),
         ("log", L => Guard(L, Log)),
-        ("setresp", L => Guard(L, l => { if (LuaRuntime.Current.Run is { } r) r.Resp = (int)l.ToInteger(1); return 0; })),
+        ("setresp", L => Guard(L, l => { if (LuaRuntime.Current?.Run is { } r) r.Resp = (int)l.ToInteger(1); return 0; })),
         ("aclcheck", L => Guard(L, AclCheck)),
         ("checkfunction", L => Guard(L, CheckFunction)),
         ("json_encode", L => Guard(L, LuaJson.Encode)),
@@ -45,21 +49,41 @@ internal static class LuaCallbacks
         l.SetField(-2, "versionnum");
         l.PushLightUserData(IntPtr.Zero);
         l.SetField(-2, "json_null");
+        l.PushInteger(LuaRuntime.HookInstructions);
+        l.SetField(-2, "hookevery");
     }
+
+    public const string NoScript = "ERR This Redis API can only be used inside a script invocation";
 
     private static int Guard(IntPtr state, Func<Lua, int> body)
     {
-        var rt = LuaRuntime.Current;
-        rt.EnterCallback();
-        var l = Lua.FromIntPtr(state);
-        try { return body(l); }
-        catch (Exception ex)
+        try
         {
-            l.PushBoolean(false);
-            l.PushString(ex is LuaArgumentException ? ex.Message : "internal error: " + ex.Message);
-            return 2;
+            var l = Lua.FromIntPtr(state);
+            var rt = LuaRuntime.Current;
+            if (rt is null) return Fail(l, NoScript);
+            rt.EnterCallback();
+            try { return body(l); }
+            catch (Exception ex) { return Fail(l, ex is LuaArgumentException ? ex.Message : "internal error: " + ex.Message); }
+            finally { rt.ExitCallback(); }
         }
-        finally { rt.ExitCallback(); }
+        catch { return 0; } // nothing pushed is taken as failure by the wrapper; an exception here would end the process
+    }
+
+    /// <summary>The kill hook's question (every LuaRuntime.HookInstructions instructions): nil, or why the running code
+    /// must stop (the prelude's hook raises it). Never raises, never throws.</summary>
+    private static int Poll(IntPtr state)
+    {
+        try
+        {
+            var rt = LuaRuntime.Current;
+            if (rt?.Poll() is not { } reason) return 0;
+            rt.EnterCallback();
+            try { LuaNative.Push(state, System.Text.Encoding.UTF8.GetBytes(reason)); }
+            finally { rt.ExitCallback(); }
+            return 1;
+        }
+        catch { return 0; }
     }
 
     /// <summary>Pushes (false, message) for the prelude to raise.</summary>
@@ -75,7 +99,7 @@ internal static class LuaCallbacks
     {
         int n = l.GetTop();
         bool raise = l.ToBoolean(1);
-        var run = LuaRuntime.Current.Run;
+        var run = LuaRuntime.Current?.Run;
         string? error = null;
         byte[][]? args = null;
         if (n < 2) error = "ERR Please specify at least one argument for this redis lib call";
@@ -145,7 +169,7 @@ internal static class LuaCallbacks
     {
         int level = (int)l.ToInteger(1);
         string text = l.ToString(2, false) ?? "";
-        LuaRuntime.Current.Run?.Log(level, text);
+        LuaRuntime.Current?.Run?.Log(level, text);
         return 0;
     }
 

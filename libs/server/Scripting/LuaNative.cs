@@ -77,7 +77,11 @@ internal sealed unsafe partial class LuaAllocator : IDisposable
         }
         long limit = c->Limit;
         if (newSize > oldSize && limit > 0 && c->Unbounded == 0 && c->Used + newSize - oldSize > limit) return IntPtr.Zero;
-        var p = (IntPtr)NativeMemory.Realloc((void*)ptr, (nuint)newSize);
+        IntPtr p;
+        // Realloc throws when the system has no memory; an exception must not leave this native entry point (the process
+        // would end): Lua gets NULL (its memory error), and the old block is untouched.
+        try { p = (IntPtr)NativeMemory.Realloc((void*)ptr, (nuint)newSize); }
+        catch (OutOfMemoryException) { return IntPtr.Zero; }
         if (p == IntPtr.Zero) return IntPtr.Zero;
         c->Used += newSize - oldSize;
         return p;

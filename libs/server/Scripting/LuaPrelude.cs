@@ -5,12 +5,21 @@
 //  - Lua 5.1 names real scripts use: unpack, table.getn, loadstring (text chunks only, in the sandbox), math.pow,
 //    gcinfo, getfenv/setfenv stand-ins, the bit library (LuaJIT/BitOp semantics on 32-bit values), and cjson, cmsgpack and
 //    struct wrappers over C# primitives;
-//  - a locked sandbox: globals are read-only ("Attempt to modify a readonly table"), reading an unknown one is an error
-//    ("Script attempted to access nonexistent global variable"), library tables are read-only, and os (but os.clock),
-//    io, debug, require, dofile, loadfile, print and utf8 are gone.
-// Invariants: C# primitives never raise Lua errors themselves (a longjmp must not cross managed frames); they return
-// (false, err) and the wrappers here raise. Frames of this chunk ("@redis_lib") are skipped when an error's script line is
-// looked up.
+//  - the sandbox (see "sandbox" below) and the kill hook (see "kill hook").
+// Invariants:
+//  - C# primitives never raise Lua errors themselves (a longjmp must not cross managed frames); they return
+//    (false, err) and the wrappers here raise.
+//  - Every table scripts share is read-only in fact: scripts see empty proxies (lock) whose __index is the real table,
+//    and no path (pairs, next, rawget, rawset, getmetatable, the string metatable, load, getfenv) hands out a real one.
+//    The globals scripts see are such a proxy too (the environment, ENV), so even an existing global cannot be rebound.
+//  - No object is ever marked for finalization: setmetatable hides __gc while it sets (Lua 5.1 semantics for tables,
+//    as Redis), so lua_close and the GC never run script code (a finalizer runs with hooks off and could reach the
+//    server from another script or after the state is gone).
+//  - Every thread that runs script code carries the kill hook (LuaRuntime installs it on the threads it makes,
+//    coroutine.create/wrap here on the script's own); code that Lua runs with hooks off (a message handler after an
+//    error raised in a hook, __close when a dead thread is closed) is not reachable: xpcall calls its handler after
+//    unwinding, coroutine.close is gone, and LuaRuntime never resets a thread that ended in error.
+// Frames of this chunk ("@redis_lib") are skipped when an error's script line is looked up.
 namespace Garnet.server.Scripting;
 
 internal static class LuaPrelude
@@ -19,9 +28,11 @@ internal static class LuaPrelude
 
     public const string Source = """
 local P = ...
-local error, type, tostring, tonumber, select, setmetatable, rawget, next, pcall = error, type, tostring, tonumber, select, setmetatable, rawget, next, pcall
-local raw_rawset, load, string, table, math = rawset, load, string, table, math
-local G = _G
+-- Captured before the sandbox replaces or removes them (debug.sethook for the kill hook).
+local error, type, tostring, tonumber, select, rawget, next, pcall = error, type, tostring, tonumber, select, rawget, next, pcall
+local setmetatable, raw_rawset, load, string, table, math, coroutine = setmetatable, rawset, load, string, table, math, coroutine
+local pack, unpack, sethook, collectgarbage = table.pack, table.unpack, debug.sethook, collectgarbage
+local G = _G -- the real globals: scripts see them through ENV (below); C# sets KEYS and ARGV here
 
 -- ---- redis ----
 local redis = {}
@@ -140,16 +151,7 @@ table.getn = function(t) return #t end
 math.pow = function(x, y) return x ^ y end
 math.mod = math.fmod
 G.gcinfo = function() return collectgarbage('count') // 1 end
-G.getfenv = function() return G end
 G.setfenv = function(f) return f end
-G.newproxy = function() return setmetatable({}, {}) end
-G.loadstring = function(s, name)
-  if type(s) ~= 'string' then return nil, 'bad argument #1 to loadstring (string expected)' end
-  return load(s, name or s, 't', G)
-end
-G.load = function(chunk, name, mode, env)
-  return load(chunk, name, 't', env or G)
-end
 
 -- ---- bit (BitOp: 32-bit two's complement results) ----
 local function tobit(x)
@@ -199,35 +201,115 @@ local cmsgpack = { pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack) 
 cmsgpack.unpack_one = function(s, offset) local r = table.pack(cmsgpack.unpack(s)) return -1, table.unpack(r, 1, r.n) end
 local struct = { pack = wrap(P.struct_pack), unpack = wrap(P.struct_unpack), size = wrap(P.struct_size) }
 
--- ---- sandbox ----
-local os_clock = os.clock
-G.os = { clock = os_clock }
-G.io, G.debug, G.require, G.dofile, G.loadfile, G.print, G.utf8, G.package = nil, nil, nil, nil, nil, nil, nil, nil
-G.redis, G.bit, G.cjson, G.cmsgpack, G.struct = redis, bit, cjson, cmsgpack, struct
+-- ---- kill hook ----
+-- A count hook on every thread that runs script code (Lua 5.4 hooks are per thread). It asks C# (P.poll, which never
+-- raises) whether the run must stop (SCRIPT KILL, FUNCTION KILL, SHUTDOWN, FUNCTION LOAD timeout); if so it raises the
+-- reason as a Lua error, which only crosses C frames (the debug library's hookf, luaD_hook), so it works where a yield
+-- cannot (sort comparators, gsub callbacks, metamethods called from C, load readers), and switches the thread to a hook
+-- on every instruction, so a pcall that catches the error is stopped again at its next instruction.
+local poll, every = P.poll, P.hookevery
+local hook
+hook = function()
+  local reason = poll()
+  if reason then
+    sethook(hook, '', 1)
+    error(reason, 0)
+  end
+end
+local function hook_thread(co) sethook(co, hook, '', every) end
 
-local protected = setmetatable({}, {__mode = 'k'})
+-- ---- sandbox ----
 local function readonly_error() error('Attempt to modify a readonly table', 2) end
+local real = {} -- proxy -> the table it shows (rawget and next read through it; rawset refuses it)
 local function lock(t)
-  local proxy = setmetatable({}, {
+  local proxy = {}
+  setmetatable(proxy, {
     __index = t, __newindex = readonly_error, __len = function() return #t end,
-    __pairs = function() return next, t, nil end, __metatable = false,
+    __pairs = function() return function(_, k) return next(t, k) end, proxy, nil end, __metatable = false,
   })
-  protected[proxy] = true
+  real[proxy] = t
   return proxy
 end
+
+-- Tables: Lua 5.1 semantics for __gc (no effect), so nothing is ever finalized. Lua 5.4 marks an object for finalization
+-- only when its metatable has __gc at setmetatable time; a __gc added later is ignored.
+G.setmetatable = function(t, mt)
+  local gc = type(mt) == 'table' and rawget(mt, '__gc')
+  if gc == nil or gc == false then return setmetatable(t, mt) end
+  raw_rawset(mt, '__gc', nil)
+  local ok, r = pcall(setmetatable, t, mt)
+  raw_rawset(mt, '__gc', gc)
+  if not ok then error(r, 2) end
+  return r
+end
+G.newproxy = function() return setmetatable({}, {}) end
 G.rawset = function(t, k, v)
-  if protected[t] then error('Attempt to modify a readonly table', 2) end
+  if real[t] then error('Attempt to modify a readonly table', 2) end
   return raw_rawset(t, k, v)
 end
+G.rawget = function(t, k) return rawget(real[t] or t, k) end
+G.next = function(t, k) return next(real[t] or t, k) end
+-- A message handler runs after the stack unwinds, as a plain call: Lua runs xpcall's handler with hooks off when the
+-- error was raised in a hook (a kill), where a loop in it could not be stopped.
+G.xpcall = function(f, msgh, ...)
+  local r = pack(pcall(f, ...))
+  if r[1] then return unpack(r, 1, r.n) end
+  local _, v = pcall(msgh, r[2])
+  return false, v
+end
+-- The collector stays on and in its default mode for every later script.
+G.collectgarbage = function(opt, ...)
+  if opt == nil or opt == 'collect' or opt == 'count' or opt == 'step' or opt == 'isrunning' then return collectgarbage(opt, ...) end
+  if opt == 'stop' or opt == 'restart' or opt == 'incremental' or opt == 'generational' or opt == 'setpause' or opt == 'setstepmul' then return 0 end
+  return collectgarbage(opt, ...)
+end
+-- Coroutines the script makes carry the kill hook; wrap is written here (the C one closes a dead coroutine, running its
+-- __close handlers with hooks off after a kill); close is gone for the same reason (Lua 5.1 has neither).
+local co_create, co_resume = coroutine.create, coroutine.resume
+local co = {
+  create = function(f) local c = co_create(f) hook_thread(c) return c end,
+  resume = co_resume, running = coroutine.running, status = coroutine.status, yield = coroutine.yield,
+  isyieldable = coroutine.isyieldable,
+}
+co.wrap = function(f)
+  local c = co.create(f)
+  return function(...)
+    local r = pack(co_resume(c, ...))
+    if r[1] then return unpack(r, 2, r.n) end
+    if type(r[2]) == 'string' then error(r[2], 2) end
+    error(r[2], 0)
+  end
+end
+G.coroutine = co
+
+local os_clock = os.clock
+G.os = { clock = os_clock }
+G.io, G.debug, G.require, G.dofile, G.loadfile, G.print, G.utf8, G.package, G.warn = nil, nil, nil, nil, nil, nil, nil, nil, nil
+G.redis, G.bit, G.cjson, G.cmsgpack, G.struct = redis, bit, cjson, cmsgpack, struct
 for _, name in ipairs({'string', 'table', 'math', 'os', 'coroutine', 'redis', 'bit', 'cjson', 'cmsgpack', 'struct'}) do
   raw_rawset(G, name, lock(G[name]))
 end
-protected[G] = true
+-- The string metatable: methods through the read-only string table; getmetatable('') gives a read-only view.
+local string_mt = getmetatable('')
+raw_rawset(string_mt, '__index', G.string)
+raw_rawset(string_mt, '__metatable', lock(string_mt))
+
+-- The environment scripts see: an empty proxy of the real globals; reading an unknown global is an error.
+local ENV = lock(G)
+G._G = ENV
+G.getfenv = function() return ENV end
+G.loadstring = function(s, name)
+  if type(s) ~= 'string' then return nil, 'bad argument #1 to loadstring (string expected)' end
+  return load(s, name or s, 't', ENV)
+end
+G.load = function(chunk, name, mode, env)
+  return load(chunk, name, 't', env or ENV)
+end
 setmetatable(G, {
   __index = function(_, k) error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2) end,
   __newindex = readonly_error,
   __metatable = false,
 })
-return begin_load, end_load
+return begin_load, end_load, hook_thread, ENV, G
 """;
 }

@@ -1,11 +1,18 @@
 // LuaRuntime: one Lua 5.4 state set up as Redis's script environment (LuaPrelude), and running code in it.
 // Invariants:
 //  - One thread at a time uses a runtime (ScriptRunner serialises runs; loads and compiles happen under the same lock).
-//  - Scripts run in a fresh coroutine, so an instruction-count hook can stop one by yielding (SCRIPT KILL, FUNCTION LOAD
-//    timeout, shutdown): a yield from a hook needs no longjmp through C#, and pcall inside the script cannot catch it.
-//    After an error the coroutine's stack is still there, which is where the script line of the error is read.
-//  - Memory is capped by LuaAllocator; every C# callback runs in Callback(), which lifts the cap and turns exceptions into
-//    a (false, message) result: nothing managed ever throws into, or is unwound by, the Lua C code.
+//  - Scripts run in a coroutine (one kept per runtime and reused after a run that ended well; a nested run, or a run
+//    after one that ended in error or was stopped, gets a fresh one). Every such thread carries the prelude's kill hook
+//    (a Lua count hook, debug.sethook): SCRIPT KILL, FUNCTION KILL, SHUTDOWN and the FUNCTION LOAD timeout stop a script
+//    by a Lua error raised from it, wherever the script runs, pcall included (see LuaPrelude). Nothing here longjmps
+//    through C#: the error unwinds to lua_resume.
+//  - A thread that ended in error is never reset (lua_resetthread would run pending __close handlers, with hooks off
+//    after a kill): it is dropped and the collector frees it without running script code.
+//  - Scripts compile with the prelude's read-only environment (the registry's globals slot holds it); C# writes KEYS and
+//    ARGV into the real globals behind it.
+//  - Memory is capped by LuaAllocator; every C# callback runs in LuaCallbacks.Guard, which lifts the cap and turns
+//    exceptions into a (false, message) result; C# reads a script's values with raw accesses only (no metamethod runs
+//    from C#): nothing managed ever throws into, or is unwound by, the Lua C code.
 using System.Text;
 using KeraLua;
 
@@ -15,21 +22,23 @@ internal sealed class LuaRuntime : IDisposable
 {
     public const int HookInstructions = 10_000;
     private const int RegistryIndex = -1001000;
+    private const int RegistryGlobals = 2; // LUA_RIDX_GLOBALS
 
     private readonly Lua _lua;
     private readonly LuaAllocator _alloc;
-    private readonly int _beginLoadRef, _endLoadRef;
-    private static readonly LuaHookFunction s_hook = Hook;
+    private readonly int _beginLoadRef, _endLoadRef, _hookThreadRef, _globalsRef;
     [ThreadStatic] private static LuaRuntime? t_current;
 
     /// <summary>The run this runtime serves now (redis.call goes to it); null between runs.</summary>
     public ScriptRun? Run;
 
-    /// <summary>Set from any thread to stop the running code at its next hook (a reason: the error message).</summary>
-    public volatile string? StopReason;
-
     /// <summary>While a library loads: stop it after this many ms (Redis's FUNCTION LOAD timeout, 500 ms).</summary>
     private long _loadDeadline;
+    private volatile string? _loadStop;
+
+    /// <summary>Why the code running now must stop (the error it gets), or null: the run's kill or shutdown, or the
+    /// FUNCTION LOAD timeout.</summary>
+    private string? StopReason => Run?.StopReason ?? _loadStop;
 
     public LuaRuntime(long memoryLimit)
     {
@@ -44,11 +53,14 @@ internal sealed class LuaRuntime : IDisposable
                 throw new InvalidOperationException("Lua prelude failed: " + _lua.ToString(-1));
             _lua.NewTable();
             LuaCallbacks.Register(_lua);
-            if (_lua.PCall(1, 2, 0) != LuaStatus.OK)
+            if (_lua.PCall(1, 5, 0) != LuaStatus.OK)
                 throw new InvalidOperationException("Lua prelude failed: " + _lua.ToString(-1));
+            // begin_load, end_load, hook_thread, the scripts' environment, the real globals
+            _globalsRef = _lua.Ref(LuaRegistry.Index);
+            _lua.RawSetInteger(RegistryIndex, RegistryGlobals);
+            _hookThreadRef = _lua.Ref(LuaRegistry.Index);
             _endLoadRef = _lua.Ref(LuaRegistry.Index);
             _beginLoadRef = _lua.Ref(LuaRegistry.Index);
-            _lua.SetHook(s_hook, LuaHookMask.Count, HookInstructions);
         }
         finally { _alloc.Unbounded--; }
     }
@@ -58,7 +70,33 @@ internal sealed class LuaRuntime : IDisposable
     public long MemoryUsed => _alloc.Used;
     public long MemoryLimit { get => _alloc.Limit; set => _alloc.Limit = value; }
 
-    internal static LuaRuntime Current => t_current ?? throw new InvalidOperationException("no Lua runtime on this thread");
+    /// <summary>The runtime whose code runs on this thread now; null outside a run, a compile or a load (lua_close).</summary>
+    internal static LuaRuntime? Current => t_current;
+
+    /// <summary>For the kill hook (P.poll, every HookInstructions instructions of script code): hands the network loop
+    /// over once the run is long, checks the FUNCTION LOAD deadline, and says why the code must stop, if it must.</summary>
+    internal string? Poll()
+    {
+        if (_loadDeadline != 0 && _loadStop is null && Environment.TickCount64 > _loadDeadline) _loadStop = "FUNCTION LOAD timeout";
+        Run?.OnHook();
+        return StopReason;
+    }
+
+    /// <summary>Makes a thread on top of the main stack (left there) and gives it the kill hook; false when Lua could not.</summary>
+    private bool NewHookedThread(out Lua thread)
+    {
+        _alloc.Unbounded++;
+        try
+        {
+            thread = _lua.NewThread();
+            _lua.RawGetInteger(RegistryIndex, _hookThreadRef);
+            _lua.PushCopy(-2);
+            if (_lua.PCall(1, 0, 0) == LuaStatus.OK) return true;
+            _lua.Pop(2); // the error, the thread
+            return false;
+        }
+        finally { _alloc.Unbounded--; }
+    }
 
     /// <summary>Compiles source as a function kept in the registry; returns its reference, or null with Lua's message.</summary>
     public int? Compile(ReadOnlySpan<byte> source, string chunkName, out string? error)
@@ -75,7 +113,9 @@ internal sealed class LuaRuntime : IDisposable
                 return null;
             }
             error = null;
-            return _lua.Ref(LuaRegistry.Index);
+            _alloc.Unbounded++;
+            try { return _lua.Ref(LuaRegistry.Index); }
+            finally { _alloc.Unbounded--; }
         }
         finally { t_current = saved; }
     }
@@ -86,66 +126,90 @@ internal sealed class LuaRuntime : IDisposable
     public enum Outcome { Ok, Error, Stopped }
 
     /// <summary>
-    /// Calls the function at reference in a fresh coroutine with args pushed by pushArgs (on the coroutine). On Ok the
+    /// Calls the function at reference in a hooked coroutine with args pushed by pushArgs (on the coroutine). On Ok the
     /// single result is moved to the top of the main stack; on Error, message is Redis's text of the error (without
-    /// "script: ..." decoration) and source/line say where in the script it happened.
+    /// "script: ..." decoration) and source/line say where in the script it happened; Stopped: message is the reason.
     /// </summary>
     public Outcome Call(int reference, Action<Lua>? pushArgs, int nargs, out string message, out string? source, out int line)
     {
         var saved = t_current;
         t_current = this;
         int top = _lua.GetTop();
-        // One coroutine is kept and reset after each run (lua_resetthread leaves it like new); a nested call (a library
-        // loading while another run uses it) gets a fresh one, anchored on the main stack meanwhile.
+        source = null;
+        line = 0;
+        message = "";
+        // One coroutine is kept and reused after runs that ended well (lua_resetthread leaves it like new); a nested call
+        // (a library loading while another run uses it) gets a fresh one, anchored on the main stack meanwhile.
         bool reuse = !_coInUse;
         Lua co;
-        if (reuse)
+        if (reuse && _co is not null) co = _co;
+        else
         {
-            if (_co is null)
+            if (!NewHookedThread(out co))
             {
-                _co = _lua.NewThread();
-                _coRef = _lua.Ref(LuaRegistry.Index);
+                t_current = saved;
+                message = "ERR not enough memory";
+                return Outcome.Error;
             }
-            co = _co;
-            _coInUse = true;
+            if (reuse)
+            {
+                _alloc.Unbounded++;
+                try { _coRef = _lua.Ref(LuaRegistry.Index); }
+                finally { _alloc.Unbounded--; }
+                _co = co;
+            }
         }
-        else co = _lua.NewThread();
-        bool ok = false;
+        if (reuse) _coInUse = true;
+        bool ok = false, keep = false;
+        // C# work on the state (arguments, the result, the error) is past the cap, so that it never raises; only the
+        // script's own code runs under it.
+        int unbounded = _alloc.Unbounded;
+        _alloc.Unbounded = unbounded + 1;
         try
         {
             co.RawGetInteger(RegistryIndex, reference);
             pushArgs?.Invoke(co);
-            var status = co.Resume(_lua, nargs, out int nres);
-            source = null;
-            line = 0;
-            message = "";
-            if (status == LuaStatus.OK)
+            _alloc.Unbounded = 0;
+            LuaStatus status;
+            int nres;
+            try { status = co.Resume(_lua, nargs, out nres); }
+            finally { _alloc.Unbounded = unbounded + 1; }
+            var reason = StopReason;
+            if (status == LuaStatus.OK && reason is null)
             {
                 if (nres == 0) co.PushNil();
                 co.XMove(_lua, 1);
                 if (!reuse) _lua.Replace(top + 1); // the result takes the thread's slot
-                ok = true;
+                ok = keep = true;
                 return Outcome.Ok;
             }
             WhereInScript(co, out source, out line);
-            if (status == LuaStatus.Yield)
+            if (reason is not null)
             {
-                var reason = StopReason;
-                message = reason ?? "ERR attempt to yield from outside a coroutine";
-                if (reason is null) return Outcome.Error;
+                message = reason;
                 return Outcome.Stopped;
             }
-            message = ErrorText(co);
+            message = status == LuaStatus.Yield ? "ERR attempt to yield from outside a coroutine" : ErrorText(co);
             return Outcome.Error;
         }
         finally
         {
             _lua.SetTop(ok ? top + 1 : top);
-            co.ResetThread();
-            co.SetTop(0);
+            if (keep)
+            {
+                co.ResetThread();
+                co.SetTop(0);
+            }
+            else if (reuse)
+            {
+                // Ended in error, suspended, or stopped (its hook now fires on every instruction): dropped unreset.
+                _lua.Unref(LuaRegistry.Index, _coRef);
+                _co = null;
+            }
             if (reuse) _coInUse = false;
             t_current = saved;
-            StopReason = null;
+            _loadStop = null;
+            _alloc.Unbounded = unbounded;
         }
     }
 
@@ -158,7 +222,8 @@ internal sealed class LuaRuntime : IDisposable
     {
         if (co.Type(-1) == LuaType.Table)
         {
-            co.GetField(-1, "err");
+            co.PushString("err");
+            co.RawGet(-2); // raw: no metamethod of the script's runs from here
             string? err = co.Type(-1) == LuaType.String ? co.ToString(-1, false) : null;
             co.Pop(1);
             if (err is not null) return err;
@@ -186,6 +251,13 @@ internal sealed class LuaRuntime : IDisposable
 
     /// <summary>Runs a library's code for FUNCTION LOAD: the functions it registered, or an error.</summary>
     public List<RegisteredFunction>? LoadLibrary(int chunkRef, out string? error)
+    {
+        _alloc.Unbounded++; // C# work on the state never raises (Call runs the library's code under the cap)
+        try { return LoadLibraryUnbounded(chunkRef, out error); }
+        finally { _alloc.Unbounded--; }
+    }
+
+    private List<RegisteredFunction>? LoadLibraryUnbounded(int chunkRef, out string? error)
     {
         _lua.RawGetInteger(RegistryIndex, _beginLoadRef);
         _lua.PCall(0, 0, 0);
@@ -229,24 +301,34 @@ internal sealed class LuaRuntime : IDisposable
         return list;
     }
 
-    /// <summary>Sets a global without the sandbox's protection (KEYS, ARGV before an EVAL).</summary>
+    /// <summary>Sets a global in the real globals, behind the read-only environment (KEYS, ARGV before an EVAL).</summary>
     public void SetGlobalArray(string name, IReadOnlyList<byte[]> values, int start, int count)
     {
-        _lua.PushGlobalTable();
-        _lua.PushString(name);
-        PushArray(_lua, values, start, count);
-        _lua.RawSet(-3);
-        _lua.Pop(1);
+        _alloc.Unbounded++; // bounded by the request; an allocation failure here would raise through C#
+        try
+        {
+            _lua.RawGetInteger(RegistryIndex, _globalsRef);
+            _lua.PushString(name);
+            PushArray(_lua, values, start, count);
+            _lua.RawSet(-3);
+            _lua.Pop(1);
+        }
+        finally { _alloc.Unbounded--; }
     }
 
-    /// <summary>Sets a global to the session's arguments [start, start + count) (KEYS, ARGV before an EVAL).</summary>
+    /// <summary>Sets a global (in the real globals) to the session's arguments [start, start + count) (KEYS, ARGV).</summary>
     public void SetGlobalArray(string name, Session.RespServerSession s, int start, int count)
     {
-        _lua.PushGlobalTable();
-        _lua.PushString(name);
-        PushArgs(_lua, s, start, count);
-        _lua.RawSet(-3);
-        _lua.Pop(1);
+        _alloc.Unbounded++; // bounded by the request; an allocation failure here would raise through C#
+        try
+        {
+            _lua.RawGetInteger(RegistryIndex, _globalsRef);
+            _lua.PushString(name);
+            PushArgs(_lua, s, start, count);
+            _lua.RawSet(-3);
+            _lua.Pop(1);
+        }
+        finally { _alloc.Unbounded--; }
     }
 
     /// <summary>Pushes a table of the session's arguments [start, start + count).</summary>
@@ -270,26 +352,20 @@ internal sealed class LuaRuntime : IDisposable
         }
     }
 
-    private static void Hook(IntPtr state, IntPtr ar)
-    {
-        var rt = t_current;
-        if (rt is null) return;
-        if (rt._loadDeadline != 0 && rt.StopReason is null && Environment.TickCount64 > rt._loadDeadline) rt.StopReason = "FUNCTION LOAD timeout";
-        rt.Run?.OnHook();
-        if (rt.StopReason is null) return;
-        var l = Lua.FromIntPtr(state);
-        if (l.IsYieldable) l.Yield(0);
-    }
-
     /// <summary>Lets C# callbacks allocate past the cap while they run (see LuaAllocator).</summary>
     public void EnterCallback() => _alloc.Unbounded++;
     public void ExitCallback() => _alloc.Unbounded--;
 
     public void CollectGarbage() => _lua.GarbageCollector(LuaGC.Collect, 0);
 
+    /// <summary>Closes the state. No script code runs then: nothing is ever marked for finalization (LuaPrelude), and a
+    /// primitive called without a current runtime only returns an error (LuaCallbacks.Guard).</summary>
     public void Dispose()
     {
-        _lua.Dispose();
+        var saved = t_current;
+        t_current = null;
+        try { _lua.Dispose(); }
+        finally { t_current = saved; }
         _alloc.Dispose();
     }
 }

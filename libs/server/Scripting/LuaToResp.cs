@@ -125,10 +125,12 @@ internal static class LuaToResp
         }
         if (Field(l, "verbatim_string", LuaType.Table))
         {
-            l.GetField(-1, "format");
+            l.PushString("format"); // raw: a metamethod run from C# could raise through it (process abort) or loop
+            l.RawGet(-2);
             string? format = l.Type(-1) == LuaType.String ? l.ToString(-1, false) : null;
             l.Pop(1);
-            l.GetField(-1, "string");
+            l.PushString("string");
+            l.RawGet(-2);
             if (l.Type(-1) == LuaType.String) budget.Check(2L * LuaNative.ToSpan(l.Handle, -1).Length + 32);
             byte[]? body = l.Type(-1) == LuaType.String ? LuaNative.ToSpan(l.Handle, -1).ToArray() : null;
             l.Pop(2);

@@ -4,6 +4,8 @@
 //  - Commands from the script are checked as Redis checks them (unknown, arity, noscript, writes from read-only scripts)
 //    and run through the session like EXEC's queued commands, under the locks the script already holds.
 //  - Wrote is set once a write succeeded: the script can then no longer be killed (UNKILLABLE), only the server stopped.
+//  - StopReason belongs to this run (a kill that arrives as the run ends cannot stop the next one); once set, the kill
+//    hook raises it and Call runs no further command.
 using Garnet.server.Commands;
 using Garnet.server.Session;
 using Microsoft.Extensions.Logging;
@@ -28,6 +30,9 @@ public sealed class ScriptRun
     public long StartMs { get; }
     public int Resp { get; internal set; } = 2;
     public volatile bool Wrote;
+    /// <summary>Set from any thread to stop the run (SCRIPT KILL, FUNCTION KILL, SHUTDOWN): the error it ends with. The
+    /// kill hook raises it at the script's next hook, and redis.call refuses to run commands from then on.</summary>
+    public volatile string? StopReason;
     /// <summary>Stopped by SHUTDOWN: its effects are not logged (the AOF gets none of them).</summary>
     public volatile bool StoppedForShutdown;
     private TaskCompletionSource? _done; // made only when another client waits (the busy gate)
@@ -75,6 +80,8 @@ public sealed class ScriptRun
     /// command may not run from a script.</summary>
     internal byte[] Call(byte[][] args, out string? error)
     {
+        error = StopReason;
+        if (error is not null) return [];
         var cmd = Session.Server.Commands.Find(args[0]);
         if (cmd is not null && cmd.HasSubcommands && args.Length >= 2) cmd = cmd.FindSubcommand(args[1]);
         error = null;

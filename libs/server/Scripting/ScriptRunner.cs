@@ -203,8 +203,9 @@ public sealed class ScriptRunner : IDisposable
         var w = s.Writer;
         if (outcome == LuaRuntime.Outcome.Ok)
         {
+            rt.EnterCallback(); // C# reads the result: allocations past the cap, never a Lua error through C#
             try { LuaToResp.Write(rt.State, w, run.Resp, s.WriteError, rt.Allocator); }
-            finally { rt.State.Pop(1); }
+            finally { rt.State.Pop(1); rt.ExitCallback(); }
         }
         else
         {
@@ -239,7 +240,7 @@ public sealed class ScriptRunner : IDisposable
         }
         if (isEval && !run.IsEval) { s.WriteError(BusyFunction); return; }
         if (!isEval && run.IsEval) { s.WriteError(BusyScript); return; }
-        run.Runtime!.StopReason = "ERR Script killed by user with " + (isEval ? "SCRIPT" : "FUNCTION") + " KILL...";
+        run.StopReason = "ERR Script killed by user with " + (isEval ? "SCRIPT" : "FUNCTION") + " KILL...";
         s.Writer.WriteOk();
     }
 
@@ -249,7 +250,7 @@ public sealed class ScriptRunner : IDisposable
         if (_running is { } run)
         {
             run.StoppedForShutdown = true;
-            run.Runtime!.StopReason = "ERR Script stopped: the server is shutting down";
+            run.StopReason = "ERR Script stopped: the server is shutting down";
         }
     }
 
