@@ -179,7 +179,9 @@ public class FaultContainmentTests(string engine)
     [Test, CancelAfter(120_000)]
     public void AFailingPageFlushCompletionIsContained()
     {
-        using var c = new RespClient("127.0.0.1", _server.Port, 60_000);
+        // A server of its own: the refused writes of this test must not meet the next test on the shared server.
+        using var server = new TestServer(o => { o.NetworkEngine = engine; o.NetworkThreads = 1; o.Memory = "4mb"; o.Aof = true; });
+        using var c = new RespClient("127.0.0.1", server.Port, 60_000);
         FaultPoints.Arm("log-flush-completion");
         string value = new string('f', 300);
         // Enough writes that pages are flushed (4 MB budget); the first flush's completion fails.
@@ -193,6 +195,6 @@ public class FaultContainmentTests(string engine)
         RespAssert.Simple(c.Execute("PING"), "PONG");
         // The failed completion counts as a failed page write: writes are refused (MISCONF) until its retry succeeds.
         Until(() => c.Execute("SET", "fc:flush:after", "1").Text == "OK", "the page write's retry");
-        StillServing();
+        RespAssert.Bulk(c.Execute("GET", "fc:flush:after"), "1");
     }
 }

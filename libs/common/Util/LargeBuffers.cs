@@ -50,11 +50,17 @@ public static class LargeBuffers
         return GC.AllocateUninitializedArray<byte>(size);
     }
 
-    /// <summary>Gives back an array from Rent (an empty array is ignored). The caller must not use it any more.</summary>
+    /// <summary>Gives back an array from Rent, or one the caller drops (an empty one is ignored; a small one whose size is
+    /// not a pool bucket's is left to the GC). The caller must not use it any more.</summary>
     public static void Return(byte[] array)
     {
         if (array.Length == 0) return;
-        if (array.Length <= PoolLimit) { ArrayPool<byte>.Shared.Return(array); return; }
+        if (array.Length <= PoolLimit)
+        {
+            // Exact-size arrays (a staged receive growth's) are not of a pool bucket's size: the shared pool would throw.
+            if (System.Numerics.BitOperations.IsPow2(array.Length) && array.Length >= 16) ArrayPool<byte>.Shared.Return(array);
+            return;
+        }
         long dropped = 0;
         lock (Cache)
         {

@@ -38,7 +38,7 @@ internal sealed class LuaRuntime : IDisposable
 
     /// <summary>Why the code running now must stop (the error it gets), or null: the run's kill or shutdown, or the
     /// FUNCTION LOAD timeout.</summary>
-    private string? StopReason => Run?.StopReason ?? _loadStop;
+    internal string? StopReason => Run?.StopReason ?? _loadStop;
 
     public LuaRuntime(long memoryLimit)
     {

@@ -30,12 +30,8 @@ internal sealed class ScriptMemoryBudget
     /// <summary>The budget of the runtime whose C# callback runs now (none outside a callback).</summary>
     public static ScriptMemoryBudget ForCallback()
     {
-        try
-        {
-            var rt = LuaRuntime.Current;
-            return new ScriptMemoryBudget(rt.Allocator, rt);
-        }
-        catch (InvalidOperationException) { return new ScriptMemoryBudget(null); }
+        var rt = LuaRuntime.Current;
+        return rt is null ? new ScriptMemoryBudget(null) : new ScriptMemoryBudget(rt.Allocator, rt);
     }
 
     private long Limit => _alloc?.Limit ?? 0;
