@@ -64,7 +64,7 @@ internal static class LuaCallbacks
             if (rt is null) return Fail(l, NoScript);
             rt.EnterCallback();
             try { return body(l); }
-            catch (Exception ex) { return Fail(l, ex is LuaArgumentException ? ex.Message : "internal error: " + ex.Message); }
+            catch (Exception ex) { return Fail(l, ex is LuaArgumentException ? ex.Message : "internal error" + Session.InternalErrors.Detail(ex)); }
             finally { rt.ExitCallback(); }
         }
         catch { return 0; } // nothing pushed is taken as failure by the wrapper; an exception here would end the process

@@ -348,7 +348,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         catch (Exception ex)
         {
             Writer.Truncate(mark);
-            WriteError("ERR internal error while running '" + LastCommand + "': " + ex.Message);
+            WriteError("ERR internal error while running '" + LastCommand + "'" + InternalErrors.Detail(ex));
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", LastCommand);
         }
         if (_deferredMuted)
@@ -926,7 +926,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         {
             // A bug in one command must not take the connection down: drop its partial reply, answer with an error.
             Writer.Truncate(mark);
-            WriteError("ERR internal error while running '" + cmd.FullName + "': " + ex.Message);
+            WriteError("ERR internal error while running '" + cmd.FullName + "'" + InternalErrors.Detail(ex));
             Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
         }
         bool failed = _errors != errorsBefore;
