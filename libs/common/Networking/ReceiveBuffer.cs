@@ -14,7 +14,8 @@
 // sizes the bytes to move are a third of the free space, so the move ends well before the buffer fills), so no single
 // round of the loop copies hundreds of MB. While Moving, the front of Data (the bytes still being moved) is not yet
 // valid: the request is incomplete then (a growth happens only while it is), and the move is finished before the input
-// is processed. The arrays of a staged growth are exact-size, pinned (a compacting collection never copies them) and not
+// is processed. The arrays of a staged growth are exact-size, not pinned (the pinned-object heap is never compacted and
+// kept the memory of dropped buffers: MemoryBoundTests.LargeRequestsCutOffOrCompletedLeaveNoMemoryBehind) and not
 // cached: the replaced one is dropped (MemoryReclaimer), so a large request holds at most its size plus a quarter.
 using Garnet.common.Resp;
 using Garnet.common.Util;
@@ -134,7 +135,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         _moveFromStart = input.Start;
         _moveCount = input.Count;
         _moved = 0;
-        input.Data = GC.AllocateUninitializedArray<byte>(size, pinned: true);
+        input.Data = GC.AllocateUninitializedArray<byte>(size);
         input.Start = 0;
         input.End = _moveCount;
     }
@@ -200,7 +201,7 @@ public sealed class ReceiveBuffer(RespLimits limits)
         var input = Input;
         int count = input.Count;
         // A large size is allocated exactly (a cached array could be far larger than the request needs).
-        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size, pinned: true) : LargeBuffers.Rent(size);
+        var nb = size > LargeBuffers.PoolLimit ? GC.AllocateUninitializedArray<byte>(size) : LargeBuffers.Rent(size);
         input.Data.AsSpan(input.Start, count).CopyTo(nb);
         LargeBuffers.Return(input.Data);
         input.Data = nb;

@@ -302,29 +302,21 @@ internal sealed class LuaRuntime : IDisposable
     }
 
     /// <summary>Sets a global in the real globals, behind the read-only environment (KEYS, ARGV before an EVAL).</summary>
-    public void SetGlobalArray(string name, IReadOnlyList<byte[]> values, int start, int count)
-    {
-        _alloc.Unbounded++; // bounded by the request; an allocation failure here would raise through C#
-        try
-        {
-            _lua.RawGetInteger(RegistryIndex, _globalsRef);
-            _lua.PushString(name);
-            PushArray(_lua, values, start, count);
-            _lua.RawSet(-3);
-            _lua.Pop(1);
-        }
-        finally { _alloc.Unbounded--; }
-    }
+    public void SetGlobalArray(string name, IReadOnlyList<byte[]> values, int start, int count) =>
+        SetGlobal(name, l => PushArray(l, values, start, count));
 
     /// <summary>Sets a global (in the real globals) to the session's arguments [start, start + count) (KEYS, ARGV).</summary>
-    public void SetGlobalArray(string name, Session.RespServerSession s, int start, int count)
+    public void SetGlobalArray(string name, Session.RespServerSession s, int start, int count) =>
+        SetGlobal(name, l => PushArgs(l, s, start, count));
+
+    private void SetGlobal(string name, Action<Lua> pushValue)
     {
         _alloc.Unbounded++; // bounded by the request; an allocation failure here would raise through C#
         try
         {
             _lua.RawGetInteger(RegistryIndex, _globalsRef);
             _lua.PushString(name);
-            PushArgs(_lua, s, start, count);
+            pushValue(_lua);
             _lua.RawSet(-3);
             _lua.Pop(1);
         }

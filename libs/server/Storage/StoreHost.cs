@@ -226,6 +226,9 @@ public sealed class StoreHost : IDisposable
             lock (_mapLock)
                 foreach (int id in ids)
                     if (Store.LiveKeyCountOf(id) == 0) _freeIds.Enqueue(id);
+            // The purge's garbage (a key per record) may have been counted live by the last collection, so the idle
+            // check's figures would never show it as surplus: ask for one collection now (it runs on the reclaimer's timer).
+            Garnet.common.Util.MemoryReclaimer.RequestCollection();
         }
         catch (Exception ex) { _logger.LogError(ex, "Deleting the keys of flushed databases failed"); }
     }

@@ -34,11 +34,7 @@ public class CveReplaySlowTests : HostileServerFixture
         using var c = Client(120_000);
         RespAssert.Simple(Reply(c, "CONFIG", "SET", "set-max-intset-entries", "2147483647"), "OK");
         const int N = 100_000;
-        var evens = new object[N + 2];
-        var odds = new object[N + 2];
-        evens[0] = odds[0] = "SADD";
-        evens[1] = odds[1] = "s";
-        for (int i = 0; i < N; i++) { evens[i + 2] = (2L * i).ToString(); odds[i + 2] = (2L * i + 1).ToString(); }
+        var (evens, odds) = IntsetHalves(N);
         RespAssert.Integer(Reply(c, evens), N);
         using var watch = SecondClientWatch.Start(Server.Port);
         RespAssert.Integer(Reply(c, odds), N);

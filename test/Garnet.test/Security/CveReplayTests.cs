@@ -143,11 +143,7 @@ public class CveReplayTests : HostileServerFixture
         try
         {
             const int N = 20_000; // the issue saw 90 s for 100k into 100k here (Redis: 0.17 s)
-            var evens = new object[N + 2];
-            var odds = new object[N + 2];
-            evens[0] = odds[0] = "SADD";
-            evens[1] = odds[1] = "s";
-            for (int i = 0; i < N; i++) { evens[i + 2] = (2L * i).ToString(); odds[i + 2] = (2L * i + 1).ToString(); }
+            var (evens, odds) = IntsetHalves(N);
             RespAssert.Integer(Reply(c, evens), N);
             using var watch = SecondClientWatch.Start(Server.Port);
             RespAssert.Integer(Reply(c, odds), N);

@@ -66,6 +66,17 @@ public abstract class HostileServerFixture
 
     protected RespClient Client(int timeoutMs = 15000) => Server.Client(timeoutMs);
 
+    /// <summary>Two SADDs of n integers into key "s": the even ones and the odd ones (CVE-2021-32687's intset).</summary>
+    protected static (object[] evens, object[] odds) IntsetHalves(int n)
+    {
+        var evens = new object[n + 2];
+        var odds = new object[n + 2];
+        evens[0] = odds[0] = "SADD";
+        evens[1] = odds[1] = "s";
+        for (int i = 0; i < n; i++) { evens[i + 2] = (2L * i).ToString(); odds[i + 2] = (2L * i + 1).ToString(); }
+        return (evens, odds);
+    }
+
     /// <summary>Runs a command and returns its reply; fails the test (with the server's last output) if none comes.</summary>
     protected RespValue Reply(RespClient c, params object[] args)
     {
