@@ -35,6 +35,7 @@ export default defineConfig({
         { text: 'Commands', link: '/commands' },
         { text: 'Persistence', link: '/persistence' },
         { text: 'Embedding (Garnet.Host)', link: '/host' },
+        { text: 'Security and limits', link: '/security' },
         { text: 'Benchmarking', link: '/benchmarking' },
         { text: 'Performance', link: '/performance' },
       ] },
