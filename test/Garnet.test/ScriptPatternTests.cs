@@ -229,7 +229,7 @@ public class ScriptPatternTests : ServerFixture
             Assert.That(c.Read().Text, Does.StartWith("ERR Script killed by user with SCRIPT KILL..."));
             Assert.That(sw.ElapsedMilliseconds, Is.LessThan(5000), "the script ended soon after SCRIPT KILL");
             RespAssert.Simple(other.Execute("PING"), "PONG");
-            RespAssert.Integer(c.Execute("EVAL", "return string.find('hello', 'l+')", "0"), 3);
+            RespAssert.Integer(c.Execute("EVAL", "return (string.find('hello', 'l+'))", "0"), 3);
         }
         finally { other.Execute("CONFIG", "SET", "busy-reply-threshold", "5000"); }
     }
