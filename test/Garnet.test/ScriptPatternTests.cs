@@ -200,6 +200,23 @@ public class ScriptPatternTests : ServerFixture
         RespAssert.Bulk(c.Execute("EVAL", "return (string.gsub(12, 2, 3.5))", "0"), "13.5");
     }
 
+    [Test]
+    public void GsubOutputCountsAgainstTheMemoryLimit()
+    {
+        using var c = _server.Client();
+        var limit = c.Execute("CONFIG", "GET", "lua-memory-limit").Elements![1].Text!;
+        c.Execute("CONFIG", "SET", "lua-memory-limit", "16000000");
+        try
+        {
+            // 1 GB of output from a 100 KB subject: refused at the limit, before it is built.
+            var reply = c.Execute("EVAL", "return #(string.gsub(string.rep('a', 100000), 'a', string.rep('b', 10000)))", "0");
+            Assert.That(reply.IsError, Is.True);
+            Assert.That(reply.Text, Does.Contain("not enough memory"));
+            RespAssert.Integer(c.Execute("EVAL", "return #(string.gsub(string.rep('a', 1000), 'a', string.rep('b', 1000)))", "0"), 1000000);
+        }
+        finally { c.Execute("CONFIG", "SET", "lua-memory-limit", limit); }
+    }
+
     // Each runs for hours on Lua's C matcher: a*a*a*a*b over 3,000 'a's backtracks through ~n^4/24 positions.
     private static readonly string[] Catastrophes =
     [
