@@ -1,5 +1,5 @@
 // LuaCallbacks: the C# primitives the prelude wraps (the P table): redis.call/pcall, sha1hex, log, setresp, acl_check_cmd,
-// the function-name check of register_function, and the cjson/cmsgpack/struct codecs.
+// the function-name check of register_function, the cjson/cmsgpack/struct codecs, and the pattern matcher (LuaPatterns).
 // Invariants: every primitive runs inside Guard, which lifts the memory cap (LuaAllocator.Unbounded) and turns a C#
 // exception into the (false, message) result the prelude raises; no primitive calls lua_error, and no exception leaves a
 // native entry point (it would end the process). Without a current runtime (no script, compile or load runs on this
@@ -30,6 +30,11 @@ internal static class LuaCallbacks
         ("struct_pack", L => Guard(L, LuaStruct.Pack)),
         ("struct_unpack", L => Guard(L, LuaStruct.Unpack)),
         ("struct_size", L => Guard(L, LuaStruct.Size)),
+        ("str_find", L => Guard(L, l => LuaPatterns.Find(l, find: true))),
+        ("str_match", L => Guard(L, l => LuaPatterns.Find(l, find: false))),
+        ("str_gmatch", L => Guard(L, LuaPatterns.GmatchInit)),
+        ("str_scan", L => Guard(L, LuaPatterns.Scan)),
+        ("str_gsub", L => Guard(L, LuaPatterns.Gsub)),
     ];
 
     public const string Version = "7.2.0";

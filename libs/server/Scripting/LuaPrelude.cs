@@ -218,6 +218,99 @@ hook = function()
 end
 local function hook_thread(co) sethook(co, hook, '', every) end
 
+-- ---- string.find/match/gmatch/gsub on the C# matcher (LuaPatterns) ----
+-- Lua's own matcher is one C call the kill hook cannot reach; P.str_* match in C# and stop when the run must stop.
+-- They return (true, results...), (false, message) to raise (with no position, as the C library's errors), or (nil,
+-- the arguments) when an argument is of a type the C function refuses: that function is then called with the same
+-- arguments and raises Lua's own message before it matches anything. gsub with a table or a function loops here over
+-- P.str_scan, so the script's code runs as ordinary hooked Lua.
+local str_find, str_match, str_gmatch, str_scan, str_gsub = P.str_find, P.str_match, P.str_gmatch, P.str_scan, P.str_gsub
+local find, match, gmatch, gsub, ssub, sbyte, concat = string.find, string.match, string.gmatch, string.gsub, string.sub, string.byte, table.concat
+local function same(...) return ... end
+-- Calls the C function by its own name (so an argument error names it as Lua would), and raises its error at the
+-- script's call: the caller tail-calls, so level 2 is the script.
+local function native(f, ...)
+  local r = pack(pcall(f, ...))
+  if r[1] then return unpack(r, 2, r.n) end
+  local e = r[2]
+  if type(e) == 'string' then
+    local _, stop = find(e, '^redis_lib:%d+: ')
+    if stop then e = ssub(e, stop + 1) end
+  end
+  error(e, 2)
+end
+local function native_find(...) return same(find(...)) end
+local function native_match(...) return same(match(...)) end
+local function native_gmatch(...) return same(gmatch(...)) end
+local function native_gsub(...) return same(gsub(...)) end
+-- level: where the script called the function (the C library's errors carry its line); the wrappers tail-call, so
+-- that is 3 from fail for find/match/gmatch's iterator, 4 from gsub's loop.
+local function fail(msg, level)
+  local reason = poll()
+  if reason then
+    sethook(hook, '', 1)
+    error(reason, 0)
+  end
+  error(msg, level)
+end
+local function find_done(ok, ...)
+  if ok then return ... end
+  if ok == nil then return native(native_find, ...) end
+  fail((...), 3)
+end
+local function match_done(ok, ...)
+  if ok then return ... end
+  if ok == nil then return native(native_match, ...) end
+  fail((...), 3)
+end
+string.find = function(...) return find_done(str_find(...)) end
+string.match = function(...) return match_done(str_match(...)) end
+local function gmatch_iterator(ok, ...)
+  if ok == nil then return native(native_gmatch, ...) end
+  local src, s, p = ...
+  local lastmatch = -1
+  local function step(found, start, e, ...)
+    if not found then fail(start, 3) end
+    if start == nil then return end
+    src, lastmatch = e, e
+    return ...
+  end
+  return function() return step(str_scan(s, p, src, lastmatch, false)) end
+end
+string.gmatch = function(...) return gmatch_iterator(str_gmatch(...)) end
+local function gsub_lua(maxn, s, p, repl)
+  local anchor = sbyte(p, 1) == 94 -- '^'
+  local isfunction = type(repl) == 'function'
+  local parts, np, n, src, lastmatch, changed = {}, 0, 0, 0, -1, false
+  local function add(found, start, e, first, ...)
+    if not found then fail(start, 4) end
+    if start == nil then return false end
+    local v
+    if isfunction then v = repl(first, ...) else v = repl[first] end
+    if not v then v = ssub(s, start + 1, e)
+    elseif type(v) == 'string' or type(v) == 'number' then changed = true
+    else fail('invalid replacement value (a ' .. type(v) .. ')', 4) end
+    parts[np + 1], parts[np + 2] = ssub(s, src + 1, start), v
+    np, n, src, lastmatch = np + 2, n + 1, e, e
+    return true
+  end
+  while n < maxn do
+    if not add(str_scan(s, p, src, lastmatch, anchor, not isfunction)) or anchor then break end
+  end
+  if not changed then return s, n end
+  parts[np + 1] = ssub(s, src + 1)
+  return concat(parts), n
+end
+local function gsub_done(ok, r, ...)
+  if ok then
+    if r ~= nil then return r, ... end
+    return gsub_lua(...)
+  end
+  if ok == nil then return native(native_gsub, r, ...) end
+  fail(r, 3)
+end
+string.gsub = function(...) return gsub_done(str_gsub(...)) end
+
 -- ---- sandbox ----
 local function readonly_error() error('Attempt to modify a readonly table', 2) end
 local real = {} -- proxy -> the table it shows (rawget and next read through it; rawset refuses it)
