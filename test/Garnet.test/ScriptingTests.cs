@@ -17,6 +17,8 @@ public class ScriptingTests : ServerFixture
     {
         using var c = C();
         RespAssert.Integer(c.Execute("EVAL", "return 1 + 2", "0"), 3);
+        RespAssert.Integer(c.Execute("EVAL", "return 1, 2", "0"), 1); // several values: the first is the reply, as Redis
+        RespAssert.Integer(c.Execute("EVAL", "return string.find('abc', 'b')", "0"), 2);
         RespAssert.Bulk(c.Execute("EVAL", "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[1])", "1", "sc:k", "v1"), "v1");
         string sha = c.Execute("SCRIPT", "LOAD", "return ARGV[1] .. #KEYS").Text!;
         Assert.That(sha, Is.EqualTo(Sha("return ARGV[1] .. #KEYS")));

@@ -178,6 +178,7 @@ internal sealed class LuaRuntime : IDisposable
             if (status == LuaStatus.OK && reason is null)
             {
                 if (nres == 0) co.PushNil();
+                else if (nres > 1) co.Pop(nres - 1); // the first value is the reply, as Redis's one-result pcall keeps it
                 co.XMove(_lua, 1);
                 if (!reuse) _lua.Replace(top + 1); // the result takes the thread's slot
                 ok = keep = true;
