@@ -27,27 +27,12 @@ public abstract unsafe class DeviceRead
     /// <summary>The read finished: n bytes were read (fewer than IoLength at the end of a file), or it failed.</summary>
     internal abstract void IoDone(int n, Exception? error);
 
-    /// <summary>How reader threads and rings complete a read: IoDone, with whatever it throws contained (reported to
-    /// StorageFaults) so that the reader thread, and the process, go on.</summary>
-    /// A failure before IoDone ran (the reader's own bookkeeping; an injected fault) fails the read instead, so its
-    /// request gets an error reply; one inside IoDone is only reported (running it again could complete it twice).
-    internal void Finish(int n, Exception? error)
-    {
-        bool entered = false;
-        try
-        {
-            Util.StorageFaults.Hit("disk-read-completion");
-            entered = true;
-            IoDone(n, error);
-        }
-        catch (Exception ex)
-        {
-            Util.StorageFaults.Report("a disk read's completion", ex);
-            if (entered) return;
-            try { IoDone(0, ex); }
-            catch (Exception again) { Util.StorageFaults.Report("a disk read's completion", again); }
-        }
-    }
+    /// <summary>How reader threads and rings complete a read: IoDone, with whatever it throws contained
+    /// (StorageFaults.Complete) so that the reader thread, and the process, go on. A failure before IoDone ran (an
+    /// injected fault) fails the read instead, so its request gets an error reply; one inside IoDone is only reported.</summary>
+    internal void Finish(int n, Exception? error) =>
+        Util.StorageFaults.Complete("disk-read-completion", "a disk read's completion", (read: this, n, error),
+            static s => s.read.IoDone(s.n, s.error), static (s, ex) => s.read.IoDone(0, ex));
 
     /// <summary>For the ring: keeps the file handle (and the memory, in subclasses) alive until Unpin; the fd to read.</summary>
     internal virtual int Pin()

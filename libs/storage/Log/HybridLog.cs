@@ -538,24 +538,10 @@ internal static class LogIo
             await device.WriteAsync(address, data).ConfigureAwait(false);
         }
         catch (Exception ex) { error = ex; }
-        // async void: an exception escaping here would end the process (StorageFaults). A failure before done ran (an
-        // injected fault) makes it a failed write, which the log retries; one inside done is only reported.
-        bool entered = false;
-        try
-        {
-            if (error is null) Util.StorageFaults.Hit("log-flush-completion");
-            entered = true;
-            done(error);
-        }
-        catch (Exception ex)
-        {
-            Util.StorageFaults.Report("a log page flush's completion", ex);
-            if (!entered)
-            {
-                try { done(ex); }
-                catch (Exception again) { Util.StorageFaults.Report("a log page flush's completion", again); }
-            }
-        }
+        // async void: an exception escaping here would end the process (StorageFaults.Complete contains it). A failure
+        // before done ran (an injected fault) makes it a failed write, which the log retries.
+        Util.StorageFaults.Complete(error is null ? "log-flush-completion" : null, "a log page flush's completion", (done, error),
+            static s => s.done(s.error), static (s, ex) => s.done(ex));
     }
 
     /// <summary>Runs action on a pool thread after delay.</summary>

@@ -518,24 +518,9 @@ internal static class StoreIo
         catch (Exception ex) { error = ex; }
         finally { if (buffer is not null) System.Buffers.ArrayPool<byte>.Shared.Return(buffer); }
         if (error is null) store.Objects.NoteObjectRead();
-        // async void: an exception escaping here would end the process (StorageFaults). A failure before done ran (an
-        // injected fault) fails the read instead; one inside done is only reported.
-        bool entered = false;
-        try
-        {
-            Util.StorageFaults.Hit("object-read-completion");
-            entered = true;
-            done(value, error);
-        }
-        catch (Exception ex)
-        {
-            Util.StorageFaults.Report("an object read's completion", ex);
-            if (!entered)
-            {
-                try { done(null, ex); }
-                catch (Exception again) { Util.StorageFaults.Report("an object read's completion", again); }
-            }
-        }
+        // async void: an exception escaping here would end the process (StorageFaults.Complete contains it).
+        Util.StorageFaults.Complete("object-read-completion", "an object read's completion", (done, value, error),
+            static s => s.done(s.value, s.error), static (s, ex) => s.done(null, ex));
     }
 
     /// <summary>Objects serialized into more than this many bytes are read into an array of their own.</summary>

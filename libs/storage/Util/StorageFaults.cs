@@ -21,6 +21,30 @@ public static class StorageFaults
 
     internal static void Hit(string point) => Inject?.Invoke(point);
 
+    /// <summary>
+    /// Runs a completion that has no caller to throw to (a disk read's, an object read's, a page flush's), with whatever
+    /// it throws contained: run(state) after the injection point (null: none); a failure before run started (an injected
+    /// fault) runs fail(state, exception) instead, so the operation still completes, as failed; a failure inside run is
+    /// only reported (running it again could complete it twice). Static lambdas and a struct state: no allocation.
+    /// </summary>
+    internal static void Complete<TState>(string? point, string where, TState state, Action<TState> run, Action<TState, Exception> fail)
+    {
+        bool entered = false;
+        try
+        {
+            if (point is not null) Hit(point);
+            entered = true;
+            run(state);
+        }
+        catch (Exception ex)
+        {
+            Report(where, ex);
+            if (entered) return;
+            try { fail(state, ex); }
+            catch (Exception again) { Report(where, again); }
+        }
+    }
+
     public static void Report(string where, Exception ex)
     {
         Interlocked.Increment(ref s_reported);
