@@ -11,38 +11,38 @@ public static class AdminClientCommands
     private const string SyntaxError = "ERR syntax error";
 
     /// <summary>MONITOR: +OK, then every command the server runs; a second MONITOR is ignored (no reply), as Redis's.</summary>
-    public static void Monitor(RespServerSession s)
+    public static void Monitor(CommandContext s)
     {
         if (s.InExec) { s.WriteError("ERR MONITOR isn't allowed for DENY BLOCKING client"); return; }
-        if (s.IsMonitor) return;
-        s.IsMonitor = true;
-        s.Server.Monitors.Add(s);
+        if (s.Client.IsMonitor) return;
+        s.Client.IsMonitor = true;
+        s.Server.Monitors.Add(s.Client);
         s.Writer.WriteOk();
     }
 
     /// <summary>RESET leaves MONITOR mode.</summary>
-    public static void StopMonitoring(RespServerSession s)
+    public static void StopMonitoring(CommandContext s)
     {
-        if (!s.IsMonitor) return;
-        s.IsMonitor = false;
-        s.Server.Monitors.Remove(s);
+        if (!s.Client.IsMonitor) return;
+        s.Client.IsMonitor = false;
+        s.Server.Monitors.Remove(s.Client);
     }
 
     /// <summary>CLIENT REPLY ON|OFF|SKIP (only ON replies).</summary>
-    public static void Reply(RespServerSession s)
+    public static void Reply(CommandContext s)
     {
         if (s.ArgEquals(2, "ON"u8))
         {
-            s.ReplyOff = s.ReplySkip = false;
+            s.Client.ReplyOff = s.Client.ReplySkip = false;
             s.Writer.WriteOk();
         }
-        else if (s.ArgEquals(2, "OFF"u8)) s.ReplyOff = true;
-        else if (s.ArgEquals(2, "SKIP"u8)) { if (!s.ReplyOff) s.ReplySkipNext = true; }
+        else if (s.ArgEquals(2, "OFF"u8)) s.Client.ReplyOff = true;
+        else if (s.ArgEquals(2, "SKIP"u8)) { if (!s.Client.ReplyOff) s.Client.ReplySkipNext = true; }
         else s.WriteError(SyntaxError);
     }
 
     /// <summary>CLIENT PAUSE timeout [WRITE|ALL].</summary>
-    public static void Pause(RespServerSession s)
+    public static void Pause(CommandContext s)
     {
         if (s.Argc > 4) { s.WriteError($"ERR unknown subcommand or wrong number of arguments for '{s.ArgString(1)}'. Try CLIENT HELP."); return; }
         bool all = true;
@@ -57,27 +57,27 @@ public static class AdminClientCommands
         s.Writer.WriteOk();
     }
 
-    public static void Unpause(RespServerSession s)
+    public static void Unpause(CommandContext s)
     {
         s.Server.Pause.Unpause();
         s.Writer.WriteOk();
     }
 
-    public static void NoEvict(RespServerSession s)
+    public static void NoEvict(CommandContext s)
     {
         if (!OnOff(s, out bool on)) return;
-        s.NoEvict = on;
+        s.Client.NoEvict = on;
         s.Writer.WriteOk();
     }
 
-    public static void NoTouch(RespServerSession s)
+    public static void NoTouch(CommandContext s)
     {
         if (!OnOff(s, out bool on)) return;
-        s.NoTouch = on;
+        s.Client.NoTouch = on;
         s.Writer.WriteOk();
     }
 
-    private static bool OnOff(RespServerSession s, out bool on)
+    private static bool OnOff(CommandContext s, out bool on)
     {
         on = s.ArgEquals(2, "ON"u8);
         if (on || s.ArgEquals(2, "OFF"u8)) return true;

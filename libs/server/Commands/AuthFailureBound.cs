@@ -13,14 +13,14 @@ namespace Garnet.server.Commands;
 
 internal static class AuthFailureBound
 {
-    public static void Failed(RespServerSession s)
+    public static void Failed(CommandContext s)
     {
-        int failures = ++s.AuthFailures;
+        int failures = ++s.Client.AuthFailures;
         int max = s.Settings.AuthMaxFailures;
         if (max <= 0 || failures < max) return;
         s.CloseAfterReply();
         s.Server.LoggerFactory.CreateLogger("Garnet.Auth").LogWarning(
             "Client {Address} closed after {Failures} failed authentication attempts (auth-max-failures {Max})",
-            ClientCommands.FormatPeer(s.Connection, local: false), failures, max);
+            ClientCommands.FormatPeer(s.Client.Connection, local: false), failures, max);
     }
 }

@@ -11,10 +11,10 @@ public static class BitFieldCommands
     private const string BadType = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
     private const string BadOffset = "ERR bit offset is not an integer or out of range";
 
-    public static void BitField(RespServerSession s) => Run(s, readOnly: false);
-    public static void BitFieldRo(RespServerSession s) => Run(s, readOnly: true);
+    public static void BitField(CommandContext s) => Run(s, readOnly: false);
+    public static void BitFieldRo(CommandContext s) => Run(s, readOnly: true);
 
-    private static void Run(RespServerSession s, bool readOnly)
+    private static void Run(CommandContext s, bool readOnly)
     {
         var ops = new List<BitFieldCommand>();
         var overflow = BitFieldOverflow.Wrap;

@@ -10,14 +10,14 @@ public static class BitmapCommands
     private const string BadOffset = "ERR bit offset is not an integer or out of range";
     private const long MaxBitOffset = (512L * 1024 * 1024 * 8) - 1;
 
-    private static bool Error(RespServerSession s)
+    private static bool Error(CommandContext s)
     {
         if (s.Storage.Result.Error is not { } e) return false;
         s.WriteError(e);
         return true;
     }
 
-    public static void SetBit(RespServerSession s)
+    public static void SetBit(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset) || offset < 0 || offset > MaxBitOffset) { s.WriteError(BadOffset); return; }
         var v = s.Arg(3);
@@ -29,7 +29,7 @@ public static class BitmapCommands
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
-    public static void GetBit(RespServerSession s)
+    public static void GetBit(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset) || offset < 0 || offset > MaxBitOffset) { s.WriteError(BadOffset); return; }
         var input = new StringInput { Op = StringOp.GetBit, Number = offset };
@@ -40,7 +40,7 @@ public static class BitmapCommands
     }
 
     /// <summary>Parses [start end [BYTE|BIT]] from argument first on; false after writing the error.</summary>
-    private static bool Range(RespServerSession s, int first, bool endOptional, ref StringInput input)
+    private static bool Range(CommandContext s, int first, bool endOptional, ref StringInput input)
     {
         var flags = (BitFlags)input.Flags;
         int n = s.Argc - first;
@@ -62,7 +62,7 @@ public static class BitmapCommands
         return true;
     }
 
-    public static void BitCount(RespServerSession s)
+    public static void BitCount(CommandContext s)
     {
         var input = new StringInput { Op = StringOp.BitCount };
         if (!Range(s, 2, endOptional: false, ref input)) return;
@@ -72,7 +72,7 @@ public static class BitmapCommands
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
 
-    public static void BitPos(RespServerSession s)
+    public static void BitPos(CommandContext s)
     {
         var b = s.Arg(2);
         if (b.Length != 1 || (b[0] != '0' && b[0] != '1')) { s.WriteError("ERR The bit argument must be 1 or 0."); return; }
@@ -85,7 +85,7 @@ public static class BitmapCommands
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : (b[0] == '1' ? -1 : 0));
     }
 
-    public static void BitOp(RespServerSession s)
+    public static void BitOp(CommandContext s)
     {
         var op = s.ArgString(1).ToUpperInvariant();
         if (op is not ("AND" or "OR" or "XOR" or "NOT")) { s.WriteError("ERR syntax error"); return; }

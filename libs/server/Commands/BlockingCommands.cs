@@ -14,10 +14,10 @@ namespace Garnet.server.Commands;
 
 public static class BlockingCommands
 {
-    public static void BLPop(RespServerSession s) => BPop(s, head: true);
-    public static void BRPop(RespServerSession s) => BPop(s, head: false);
+    public static void BLPop(CommandContext s) => BPop(s, head: true);
+    public static void BRPop(CommandContext s) => BPop(s, head: false);
 
-    private static void BPop(RespServerSession s, bool head)
+    private static void BPop(CommandContext s, bool head)
     {
         if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
         var verb = ArgRef.Of(head ? "LPOP" : "RPOP");
@@ -27,15 +27,15 @@ public static class BlockingCommands
             (session, key, popped) => WriteKeyAndItem(session, key, popped[0]));
     }
 
-    public static void BLMove(RespServerSession s)
+    public static void BLMove(CommandContext s)
     {
         if (!ListCommands.TryEnd(s, 3, out bool fromHead) || !ListCommands.TryEnd(s, 4, out bool toHead)) { s.WriteError("ERR syntax error"); return; }
         BMove(s, fromHead, toHead, timeoutIndex: 5);
     }
 
-    public static void BRPopLPush(RespServerSession s) => BMove(s, fromHead: false, toHead: true, timeoutIndex: 3);
+    public static void BRPopLPush(CommandContext s) => BMove(s, fromHead: false, toHead: true, timeoutIndex: 3);
 
-    private static void BMove(RespServerSession s, bool fromHead, bool toHead, int timeoutIndex)
+    private static void BMove(CommandContext s, bool fromHead, bool toHead, int timeoutIndex)
     {
         if (!TryTimeout(s, timeoutIndex, out long deadline)) return;
         var source = s.Arg(1).ToArray();
@@ -65,7 +65,7 @@ public static class BlockingCommands
         });
     }
 
-    private static byte[]? TryMove(RespServerSession s, byte[] source, byte[] destination, bool fromHead, bool toHead, out string? error)
+    private static byte[]? TryMove(CommandContext s, byte[] source, byte[] destination, bool fromHead, bool toHead, out string? error)
     {
         if (!ListCommands.IsListOrMissing(s, destination, s.Database, out error)) return null;
         var popped = ListCommands.TryPop(s, source, fromHead, 1, s.Database, out error, out bool emptied);
@@ -75,7 +75,7 @@ public static class BlockingCommands
         return popped[0];
     }
 
-    public static void BLMPop(RespServerSession s)
+    public static void BLMPop(CommandContext s)
     {
         bool head = false;
         if (!TryMultiPopArgs(s, at => ListCommands.TryEnd(s, at, out head), out long deadline, out var keys, out long count)) return;
@@ -86,10 +86,10 @@ public static class BlockingCommands
             WriteKeyAndItems);
     }
 
-    public static void BZPopMin(RespServerSession s) => BZPop(s, max: false);
-    public static void BZPopMax(RespServerSession s) => BZPop(s, max: true);
+    public static void BZPopMin(CommandContext s) => BZPop(s, max: false);
+    public static void BZPopMax(CommandContext s) => BZPop(s, max: true);
 
-    private static void BZPop(RespServerSession s, bool max)
+    private static void BZPop(CommandContext s, bool max)
     {
         if (!TryTimeout(s, s.Argc - 1, out long deadline)) return;
         var verb = ArgRef.Of(max ? "ZPOPMAX" : "ZPOPMIN");
@@ -99,7 +99,7 @@ public static class BlockingCommands
             (session, key, popped) => WriteKeyMemberScore(session, key, popped[0]));
     }
 
-    public static void BZMPop(RespServerSession s)
+    public static void BZMPop(CommandContext s)
     {
         bool max = false;
         bool Where(int at) => s.ArgEquals(at, "MIN"u8) || (max = s.ArgEquals(at, "MAX"u8));
@@ -113,7 +113,7 @@ public static class BlockingCommands
 
     /// <summary>BLMPOP / BZMPOP arguments: timeout numkeys key [key ...] where [COUNT count]; where(index) reads the
     /// where word (false: a syntax error). False after writing Redis's error.</summary>
-    private static bool TryMultiPopArgs(RespServerSession s, Func<int, bool> where, out long deadline, out byte[][] keys, out long count)
+    private static bool TryMultiPopArgs(CommandContext s, Func<int, bool> where, out long deadline, out byte[][] keys, out long count)
     {
         keys = [];
         count = 1;
@@ -132,15 +132,15 @@ public static class BlockingCommands
         return true;
     }
 
-    private delegate T? TryPopFunction<T>(RespServerSession s, byte[] key, out string? error) where T : class;
+    private delegate T? TryPopFunction<T>(CommandContext s, byte[] key, out string? error) where T : class;
 
     /// <summary>
     /// The pops: tries each key in order now (an error, such as WRONGTYPE, is the reply); the first that gives something is
     /// logged as logAs says and replied. When none does, the client blocks on all of them, and a served waiter's pop is
     /// logged and replied the same way (a timeout replies a null array).
     /// </summary>
-    private static void PopOrBlock<T>(RespServerSession s, byte[][] keys, long deadline, TryPopFunction<T> tryPop,
-        Func<byte[], T, ArgRef[]> logAs, Action<RespServerSession, byte[], T> reply) where T : class
+    private static void PopOrBlock<T>(CommandContext s, byte[][] keys, long deadline, TryPopFunction<T> tryPop,
+        Func<byte[], T, ArgRef[]> logAs, Action<CommandContext, byte[], T> reply) where T : class
     {
         foreach (var key in keys)
         {
@@ -165,7 +165,7 @@ public static class BlockingCommands
         });
     }
 
-    private static void WriteKeyMemberScore(RespServerSession s, byte[] key, (byte[] Member, double Score) element)
+    private static void WriteKeyMemberScore(CommandContext s, byte[] key, (byte[] Member, double Score) element)
     {
         s.Writer.WriteArrayHeader(3);
         s.Writer.WriteBulkString(key);
@@ -173,7 +173,7 @@ public static class BlockingCommands
         SortedSetCommands.WriteScore(s, element.Score);
     }
 
-    private static void WriteKeyAndElements(RespServerSession s, byte[] key, List<(byte[] Member, double Score)> elements)
+    private static void WriteKeyAndElements(CommandContext s, byte[] key, List<(byte[] Member, double Score)> elements)
     {
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(key);
@@ -186,14 +186,14 @@ public static class BlockingCommands
         }
     }
 
-    private static void WriteKeyAndItem(RespServerSession s, byte[] key, byte[] item)
+    private static void WriteKeyAndItem(CommandContext s, byte[] key, byte[] item)
     {
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(key);
         s.Writer.WriteBulkString(item);
     }
 
-    private static void WriteKeyAndItems(RespServerSession s, byte[] key, List<byte[]> items)
+    private static void WriteKeyAndItems(CommandContext s, byte[] key, List<byte[]> items)
     {
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(key);
@@ -203,8 +203,8 @@ public static class BlockingCommands
 
     /// <summary>Registers the client and defers its reply until an attempt succeeds, the deadline passes, CLIENT
     /// UNBLOCK, or the client goes (attempt runs under the exclusive locks of keys and extraLocks).</summary>
-    internal static void Block(RespServerSession s, byte[][] keys, long deadlineMs, Func<RespServerSession, byte[], object?> attempt,
-        byte[][] extraLocks, Action<RespServerSession, object?> reply, bool readsOnly = false)
+    internal static void Block(CommandContext s, byte[][] keys, long deadlineMs, Func<CommandContext, byte[], object?> attempt,
+        byte[][] extraLocks, Action<CommandContext, object?> reply, bool readsOnly = false)
     {
         if (s.InExec)
         {
@@ -212,7 +212,7 @@ public static class BlockingCommands
             reply(s, null);
             return;
         }
-        var waiter = s.Server.Blocked.Register(s.Id, s.Database, keys, readsOnly);
+        var waiter = s.Server.Blocked.Register(s.Client.Id, s.Database, keys, readsOnly);
         var work = BlockingWait.RunAsync(s, waiter, deadlineMs, attempt, extraLocks);
         s.ReplyWhenDone(work, (session, task) =>
         {
@@ -224,7 +224,7 @@ public static class BlockingCommands
 
     /// <summary>Parses a blocking command's timeout (seconds, fractions allowed; 0 = forever) into an absolute deadline in
     /// Unix ms (0 = none); false after writing Redis's error.</summary>
-    internal static bool TryTimeout(RespServerSession s, int index, out long deadlineMs)
+    internal static bool TryTimeout(CommandContext s, int index, out long deadlineMs)
     {
         deadlineMs = 0;
         if (!NumberParsing.TryParseDouble(s.Arg(index), out double seconds) || double.IsNaN(seconds)) { s.WriteError("ERR timeout is not a float or out of range"); return false; }
@@ -247,8 +247,8 @@ internal static class BlockingWait
     /// <summary>How often a blocked client checks that its connection is still there.</summary>
     private const int AliveCheckMs = 500;
 
-    public static async Task<Outcome> RunAsync(RespServerSession s, BlockedClients.Waiter waiter, long deadlineMs,
-        Func<RespServerSession, byte[], object?> attempt, byte[][] extraLocks)
+    public static async Task<Outcome> RunAsync(CommandContext s, BlockedClients.Waiter waiter, long deadlineMs,
+        Func<CommandContext, byte[], object?> attempt, byte[][] extraLocks)
     {
         await Task.Yield(); // never on the command's thread: it still holds the keys' locks
         var blocked = s.Server.Blocked;
@@ -265,7 +265,7 @@ internal static class BlockingWait
                 }
                 bool woken = await waiter.Wake.WaitAsync(TimeSpan.FromMilliseconds(wait)).ConfigureAwait(false);
                 if (waiter.UnblockedWithError is bool withError) return new Outcome(null, withError);
-                if (s.ConnectionGone) return new Outcome(null, false);
+                if (s.Client.ConnectionGone) return new Outcome(null, false);
                 if (!woken) continue;
                 foreach (var key in waiter.Keys)
                 {
@@ -278,7 +278,7 @@ internal static class BlockingWait
         finally { blocked.Unregister(waiter); } // wakes the next in line of each key
     }
 
-    private static object? WithLocks(RespServerSession s, byte[][] keys, byte[][] extra, Func<object?> run)
+    private static object? WithLocks(CommandContext s, byte[][] keys, byte[][] extra, Func<object?> run)
     {
         var stripes = keys.Concat(extra).Select(k => KeyLocks.StripeOf(k)).Distinct().Order().ToArray();
         var locks = s.Server.Store.Locks;

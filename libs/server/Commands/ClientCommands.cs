@@ -9,22 +9,22 @@ namespace Garnet.server.Commands;
 
 public static class ClientCommands
 {
-    public static void Id(RespServerSession s) => s.Writer.WriteInteger(s.Id);
+    public static void Id(CommandContext s) => s.Writer.WriteInteger(s.Client.Id);
 
-    public static void SetName(RespServerSession s)
+    public static void SetName(CommandContext s)
     {
         if (TrySetName(s, s.ArgString(2))) s.Writer.WriteOk();
     }
 
     /// <summary>Sets (or with "" clears) the client name; writes Redis's error for invalid characters.</summary>
-    internal static bool TrySetName(RespServerSession s, string name)
+    internal static bool TrySetName(CommandContext s, string name)
     {
         if (!IsValidAttribute(name))
         {
             s.WriteError("ERR Client names cannot contain spaces, newlines or special characters.");
             return false;
         }
-        s.Name = name.Length == 0 ? null : name;
+        s.Client.Name = name.Length == 0 ? null : name;
         return true;
     }
 
@@ -35,13 +35,13 @@ public static class ClientCommands
         return true;
     }
 
-    public static void GetName(RespServerSession s)
+    public static void GetName(CommandContext s)
     {
-        if (s.Name is null) s.Writer.WriteNull();
-        else s.Writer.WriteBulkString(s.Name);
+        if (s.Client.Name is null) s.Writer.WriteNull();
+        else s.Writer.WriteBulkString(s.Client.Name);
     }
 
-    public static void SetInfo(RespServerSession s)
+    public static void SetInfo(CommandContext s)
     {
         string attr = s.ArgString(2);
         string value = s.ArgString(3);
@@ -56,14 +56,14 @@ public static class ClientCommands
             s.WriteError($"ERR {attr} cannot contain spaces, newlines or special characters.");
             return;
         }
-        if (isName) s.LibName = value.Length == 0 ? null : value;
-        else s.LibVersion = value.Length == 0 ? null : value;
+        if (isName) s.Client.LibName = value.Length == 0 ? null : value;
+        else s.Client.LibVersion = value.Length == 0 ? null : value;
         s.Writer.WriteOk();
     }
 
-    public static void Info(RespServerSession s) => s.Writer.WriteVerbatimString(Describe(s));
+    public static void Info(CommandContext s) => s.Writer.WriteVerbatimString(Describe(s.Client));
 
-    public static void List(RespServerSession s)
+    public static void List(CommandContext s)
     {
         var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();
         if (s.Argc == 4 && s.ArgEquals(2, "TYPE"u8))
@@ -187,7 +187,7 @@ public static class ClientCommands
 
     /// <summary>CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client was blocked (it then answers as on a timeout, or
     /// with -UNBLOCKED), else 0.</summary>
-    public static void Unblock(RespServerSession s)
+    public static void Unblock(CommandContext s)
     {
         if (!long.TryParse(s.ArgString(2), System.Globalization.NumberStyles.AllowLeadingSign, System.Globalization.CultureInfo.InvariantCulture, out long id))
         { s.WriteError("ERR value is not an integer or out of range"); return; }
@@ -201,7 +201,7 @@ public static class ClientCommands
         s.Writer.WriteInteger(s.Server.Blocked.Unblock(id, withError) ? 1 : 0);
     }
 
-    public static void Kill(RespServerSession s)
+    public static void Kill(CommandContext s)
     {
         var clients = s.Server.Clients.Snapshot().Where(c => !c.IsKilled).ToList();
         if (s.Argc == 3)
@@ -211,7 +211,7 @@ public static class ClientCommands
             var target = clients.FirstOrDefault(c => FormatPeer(c.Connection, local: false) == addr);
             if (target is null) { s.WriteError("ERR No such client"); return; }
             s.Writer.WriteOk();
-            KillOne(s, target);
+            KillOne(s.Client, target);
             return;
         }
         long? id = null; string? addrFilter = null, laddrFilter = null, user = null, type = null; long maxAge = 0;
@@ -269,9 +269,9 @@ public static class ClientCommands
             (user is null || c.User == user) &&
             (type is null || IsOfType(c, type)) &&
             (maxAge == 0 || (now - c.CreatedMs) / 1000 >= maxAge) &&
-            !(skipMe && c == s)).ToList();
+            !(skipMe && c == s.Client)).ToList();
         s.Writer.WriteInteger(victims.Count);
-        foreach (var v in victims) KillOne(s, v);
+        foreach (var v in victims) KillOne(s.Client, v);
     }
 
     private static void KillOne(RespServerSession self, RespServerSession target)
@@ -280,7 +280,7 @@ public static class ClientCommands
         else target.Kill();
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "CLIENT",
+    public static void Help(CommandContext s) => HelpText.Write(s, "CLIENT",
     [
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",

@@ -22,7 +22,7 @@ internal sealed class CollectionOp<T>(ObjectKind kind, Func<T, bool> apply, bool
 internal static class CollectionCommand
 {
     /// <summary>Runs op on key; false after writing its error (WRONGTYPE, ...).</summary>
-    public static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write)
+    public static bool Run(CommandContext s, ReadOnlySpan<byte> key, ObjectOperation op, bool write)
     {
         if (write) s.Storage.UpdateObject(key, op);
         else
@@ -37,14 +37,14 @@ internal static class CollectionCommand
 
     /// <summary>Redis's events after a write that changed key: evt (of class cls), then "del" when the write emptied the
     /// collection (the engine deleted the key).</summary>
-    public static void Notify(RespServerSession s, ObjectOperation op, PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
+    public static void Notify(CommandContext s, ObjectOperation op, PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
     {
         s.Notify(cls, evt, key, db);
         if ((op.Status & Status.Deleted) != 0) s.Notify(PubSub.NotifyClass.Generic, "del"u8, key, db);
     }
 
     /// <summary>Copies of the arguments from index on.</summary>
-    public static byte[][] Args(RespServerSession s, int from)
+    public static byte[][] Args(CommandContext s, int from)
     {
         var a = new byte[s.Argc - from][];
         for (int i = from; i < s.Argc; i++) a[i - from] = s.Arg(i).ToArray();

@@ -17,7 +17,7 @@ internal static class CollectionScan
     public readonly record struct Request(long Cursor, string? Pattern, long Count, bool NoValues);
 
     /// <summary>Parses "key cursor [MATCH pattern] [COUNT count] [NOVALUES]"; false after writing the error.</summary>
-    public static bool TryParse(RespServerSession s, out Request request, bool allowNoValues = false)
+    public static bool TryParse(CommandContext s, out Request request, bool allowNoValues = false)
     {
         request = default;
         if (!ulong.TryParse(s.ArgString(2), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out ulong cursor))
@@ -42,7 +42,7 @@ internal static class CollectionScan
     }
 
     /// <summary>Writes [next cursor, elements] for the elements (with their values when value is not null).</summary>
-    public static void Write(RespServerSession s, Request request, IReadOnlyList<(byte[] Element, byte[]? Value)> all)
+    public static void Write(CommandContext s, Request request, IReadOnlyList<(byte[] Element, byte[]? Value)> all)
     {
         long start = all.Count <= WholeReplyLimit ? 0 : Math.Min(request.Cursor, all.Count);
         long end = all.Count <= WholeReplyLimit ? all.Count : Math.Min(all.Count, start + request.Count);

@@ -37,16 +37,16 @@ public static class CommandCommands
     public static IEnumerable<string> FlagNames(CommandFlags flags) =>
         s_flagNames.Where(f => (flags & f.flag) != 0).Select(f => f.name);
 
-    public static void All(RespServerSession s)
+    public static void All(CommandContext s)
     {
         var cmds = s.Server.Commands.Commands;
         s.Writer.WriteArrayHeader(cmds.Count);
         foreach (var c in cmds) WriteInfo(s.Writer, c);
     }
 
-    public static void Count(RespServerSession s) => s.Writer.WriteInteger(s.Server.Commands.Commands.Count);
+    public static void Count(CommandContext s) => s.Writer.WriteInteger(s.Server.Commands.Commands.Count);
 
-    public static void Info(RespServerSession s)
+    public static void Info(CommandContext s)
     {
         if (s.Argc == 2) { All(s); return; }
         s.Writer.WriteArrayHeader(s.Argc - 2);
@@ -59,7 +59,7 @@ public static class CommandCommands
     }
 
     /// <summary>Finds "get" or "client|list" style names.</summary>
-    private static CommandDefinition? FindByFullName(RespServerSession s, string name)
+    private static CommandDefinition? FindByFullName(CommandContext s, string name)
     {
         int bar = name.IndexOf('|');
         if (bar < 0) return s.Server.Commands.Find(name);
@@ -158,7 +158,7 @@ public static class CommandCommands
         foreach (var n in names) w.WriteSimpleString(n);
     }
 
-    public static void Docs(RespServerSession s)
+    public static void Docs(CommandContext s)
     {
         var list = new List<CommandDefinition>();
         if (s.Argc == 2) list.AddRange(s.Server.Commands.Commands);
@@ -195,7 +195,7 @@ public static class CommandCommands
         }
     }
 
-    public static void List(RespServerSession s)
+    public static void List(CommandContext s)
     {
         var all = s.Server.Commands.Commands.SelectMany(c => new[] { c }.Concat(c.Subcommands)).ToList();
         if (s.Argc != 2)
@@ -215,13 +215,13 @@ public static class CommandCommands
         foreach (var c in all) s.Writer.WriteBulkString(c.FullName);
     }
 
-    public static void GetKeys(RespServerSession s) => GetKeys(s, withFlags: false);
+    public static void GetKeys(CommandContext s) => GetKeys(s, withFlags: false);
 
     /// <summary>COMMAND GETKEYSANDFLAGS: each key with its key-spec flags (as COMMAND INFO lists them).</summary>
-    public static void GetKeysAndFlags(RespServerSession s) => GetKeys(s, withFlags: true);
+    public static void GetKeysAndFlags(CommandContext s) => GetKeys(s, withFlags: true);
 
     /// <summary>Redis's getKeysSubcommandImpl: the checks in its order, then the keys found by KeyFinder.</summary>
-    private static void GetKeys(RespServerSession s, bool withFlags)
+    private static void GetKeys(CommandContext s, bool withFlags)
     {
         var cmd = s.Server.Commands.Find(s.Arg(2));
         int argc = s.Argc - 2;
@@ -246,7 +246,7 @@ public static class CommandCommands
         }
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "COMMAND",
+    public static void Help(CommandContext s) => HelpText.Write(s, "COMMAND",
     [
         "(no subcommand)", "    Return details about all Redis commands.",
         "COUNT", "    Return the total number of commands in this Redis server.",

@@ -5,8 +5,8 @@ using Garnet.server.Session;
 
 namespace Garnet.server.Commands;
 
-/// <summary>Runs one command. Arguments are read through the session (Arg(i)); the reply goes to session.Writer.</summary>
-public delegate void CommandHandler(RespServerSession session);
+/// <summary>Runs one command. Arguments are read through the context (Arg(i)); the reply goes to context.Writer.</summary>
+public delegate void CommandHandler(CommandContext context);
 
 [Flags]
 public enum CommandFlags : uint
@@ -153,7 +153,7 @@ public sealed class CommandDefinition
 
     /// <summary>The key positions of the request being run by s (arguments from offset on: 2 for COMMAND GETKEYS), as a
     /// range; for a keyword spec the range is absolute (Last &gt;= 0) and may be empty.</summary>
-    public KeyRange KeysOf(RespServerSession s, int offset = 0)
+    public KeyRange KeysOf(CommandContext s, int offset = 0)
     {
         if (KeysAfterKeyword is not { } spec) return Keys;
         int argc = s.Argc - offset, at = -1;

@@ -7,7 +7,7 @@ namespace Garnet.server.Commands;
 
 public static class ConfigCommands
 {
-    public static void Get(RespServerSession s)
+    public static void Get(CommandContext s)
     {
         var found = new List<ConfigParameter>();
         for (int i = 2; i < s.Argc; i++)
@@ -30,7 +30,7 @@ public static class ConfigCommands
     /// checked in order (the first bad one is reported), and only then applied; a change that fails while being applied
     /// (e.g. appendonly yes on a failing disk) undoes the ones applied before it.
     /// </summary>
-    public static void Set(RespServerSession s)
+    public static void Set(CommandContext s)
     {
         if ((s.Argc - 2) % 2 != 0)
         {
@@ -76,7 +76,7 @@ public static class ConfigCommands
         s.Writer.WriteOk();
     }
 
-    public static void ResetStat(RespServerSession s)
+    public static void ResetStat(CommandContext s)
     {
         s.Server.Stats.Reset(s.Server.Store.ExpiredKeys);
         s.Server.CommandStats.Reset();
@@ -84,7 +84,7 @@ public static class ConfigCommands
     }
 
     /// <summary>CONFIG REWRITE: the file the server was started with gets the run-time parameters' values now (Config/ConfigRewrite).</summary>
-    public static void Rewrite(RespServerSession s)
+    public static void Rewrite(CommandContext s)
     {
         if (s.Settings.ConfigFile is null) { s.WriteError("ERR The server is running without a config file"); return; }
         if (ConfigRewrite.Rewrite(s.Server, s.Settings.ConfigFile) is { } error)
@@ -95,7 +95,7 @@ public static class ConfigCommands
         s.Writer.WriteOk();
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "CONFIG",
+    public static void Help(CommandContext s) => HelpText.Write(s, "CONFIG",
     [
         "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
         "SET <directive> <value>", "    Set the configuration <directive> to <value>.",

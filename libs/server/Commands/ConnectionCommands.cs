@@ -11,10 +11,10 @@ public static class ConnectionCommands
     /// <summary>The Redis version we are compatible with, as HELLO and INFO report it.</summary>
     public const string CompatibleRedisVersion = "7.2.5";
 
-    public static void Ping(RespServerSession s)
+    public static void Ping(CommandContext s)
     {
         if (s.Argc > 2) { s.WriteError("ERR wrong number of arguments for 'ping' command"); return; }
-        if (s.IsSubscribed && s.Protocol == 2)
+        if (s.Client.IsSubscribed && s.Protocol == 2)
         {
             // RESP2 subscribed mode: ["pong", message or ""], so that it cannot be taken for a message.
             s.Writer.WriteArrayHeader(2);
@@ -26,9 +26,9 @@ public static class ConnectionCommands
         else s.Writer.WriteBulkString(s.Arg(1));
     }
 
-    public static void Echo(RespServerSession s) => s.Writer.WriteBulkString(s.Arg(1));
+    public static void Echo(CommandContext s) => s.Writer.WriteBulkString(s.Arg(1));
 
-    public static void Hello(RespServerSession s)
+    public static void Hello(CommandContext s)
     {
         int next = 1;
         long version = 0;
@@ -68,26 +68,26 @@ public static class ConnectionCommands
             }
         }
         if (user is not null && !TryAuthenticate(s, user, pass!)) return;
-        if (!s.Authenticated)
+        if (!s.Client.Authenticated)
         {
             s.WriteError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
             return;
         }
         if (name is not null && !ClientCommands.TrySetName(s, name)) return;
-        if (version != 0) s.Protocol = (int)version;
+        if (version != 0) s.Client.Protocol = (int)version;
 
         var w = s.Writer;
         w.WriteMapHeader(7);
         w.WriteBulkString("server"); w.WriteBulkString("redis");
         w.WriteBulkString("version"); w.WriteBulkString(CompatibleRedisVersion);
         w.WriteBulkString("proto"); w.WriteInteger(s.Protocol);
-        w.WriteBulkString("id"); w.WriteInteger(s.Id);
+        w.WriteBulkString("id"); w.WriteInteger(s.Client.Id);
         w.WriteBulkString("mode"); w.WriteBulkString("standalone");
         w.WriteBulkString("role"); w.WriteBulkString("master");
         w.WriteBulkString("modules"); w.WriteArrayHeader(0);
     }
 
-    public static void Auth(RespServerSession s)
+    public static void Auth(CommandContext s)
     {
         if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
         string user, pass;
@@ -110,7 +110,7 @@ public static class ConnectionCommands
     }
 
     /// <summary>Checks a user/password pair (only the default user exists until ACLs land). Writes WRONGPASS on failure.</summary>
-    internal static bool TryAuthenticate(RespServerSession s, string user, string pass)
+    internal static bool TryAuthenticate(CommandContext s, string user, string pass)
     {
         bool ok = user == "default" && PasswordMatches(s.Settings.RequirePass, pass);
         if (!ok)
@@ -119,8 +119,8 @@ public static class ConnectionCommands
             AuthFailureBound.Failed(s);
             return false;
         }
-        s.User = user;
-        s.Authenticated = true;
+        s.Client.User = user;
+        s.Client.Authenticated = true;
         return true;
     }
 
@@ -133,7 +133,7 @@ public static class ConnectionCommands
         return CryptographicOperations.FixedTimeEquals(a, b);
     }
 
-    public static void Select(RespServerSession s)
+    public static void Select(CommandContext s)
     {
         if (!RespRequestParser.TryParseLong(s.Arg(1), out long db) || db < int.MinValue || db > int.MaxValue)
         {
@@ -149,25 +149,25 @@ public static class ConnectionCommands
         s.Writer.WriteOk();
     }
 
-    public static void Quit(RespServerSession s)
+    public static void Quit(CommandContext s)
     {
         s.Writer.WriteOk();
         s.CloseAfterReply();
     }
 
-    public static void Reset(RespServerSession s)
+    public static void Reset(CommandContext s)
     {
-        s.ResetTransaction();
+        s.Client.ResetTransaction();
         PubSubCommands.UnsubscribeAll(s, notify: false);
         AdminClientCommands.StopMonitoring(s);
-        s.ReplyOff = s.ReplySkipNext = false;
-        if (s.NoTouch) s.NoTouch = false;
-        s.NoEvict = false;
+        s.Client.ReplyOff = s.Client.ReplySkipNext = false;
+        if (s.Client.NoTouch) s.Client.NoTouch = false;
+        s.Client.NoEvict = false;
         s.Database = 0;
-        s.Protocol = 2;
-        s.Name = null;
-        s.User = "default";
-        s.Authenticated = !s.Settings.PasswordRequired;
+        s.Client.Protocol = 2;
+        s.Client.Name = null;
+        s.Client.User = "default";
+        s.Client.Authenticated = !s.Settings.PasswordRequired;
         s.Writer.WriteSimpleString("RESET"u8);
     }
 }

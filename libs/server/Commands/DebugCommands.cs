@@ -25,7 +25,7 @@ public static class DebugCommands
         "script", "change-repl-id",
     ];
 
-    public static void Debug(RespServerSession s)
+    public static void Debug(CommandContext s)
     {
         string sub = s.ArgString(1);
         if (s.Argc == 2 && s.ArgEquals(1, "HELP"u8)) { Help(s); return; }
@@ -57,7 +57,7 @@ public static class DebugCommands
 
     /// <summary>DEBUG SLEEP seconds (decimals allowed; as Redis's strtod, a bad number is 0): this client waits, the
     /// thread serving it goes on serving other connections.</summary>
-    private static void Sleep(RespServerSession s)
+    private static void Sleep(CommandContext s)
     {
         double seconds = ParseLeadingDouble(s.ArgString(2));
         long ms = seconds > 0 && double.IsFinite(seconds) ? (long)Math.Min(seconds * 1000, int.MaxValue) : 0;
@@ -82,7 +82,7 @@ public static class DebugCommands
     /// <summary>DEBUG OBJECT key: Redis's status line. "Value at" has no meaning here (records move in the log): 0x0.
     /// serializedlength is the value's RDB form (DUMP's payload without its type, version and checksum); lru is the last
     /// access in Redis's 24-bit seconds clock. The lookup does not touch the key.</summary>
-    private static void Object(RespServerSession s)
+    private static void Object(CommandContext s)
     {
         var st = s.Storage;
         bool noTouch = st.NoTouch;
@@ -104,7 +104,7 @@ public static class DebugCommands
         finally { st.NoTouch = noTouch; }
     }
 
-    private static void Help(RespServerSession s) => HelpText.Write(s, "DEBUG",
+    private static void Help(CommandContext s) => HelpText.Write(s, "DEBUG",
     [
         "JMAP", "    Show the .NET heap's statistics (this server's; as MEMORY MALLOC-STATS).",
         "OBJECT <key>", "    Show low level info about `key` and associated value.",

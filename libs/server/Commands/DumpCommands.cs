@@ -8,7 +8,7 @@ namespace Garnet.server.Commands;
 
 public static class DumpCommands
 {
-    public static void Dump(RespServerSession s)
+    public static void Dump(CommandContext s)
     {
         var input = new StringInput { Op = StringOp.Fetch };
         var st = s.Storage.Read(s.Arg(1), ref input);
@@ -18,7 +18,7 @@ public static class DumpCommands
         s.Writer.WriteBulkString(s.Storage.Result.Value is { } collection ? DumpFormat.Dump(collection) : DumpFormat.Dump(s.Storage.Result.Old!));
     }
 
-    public static void Restore(RespServerSession s)
+    public static void Restore(CommandContext s)
     {
         bool replace = false, absolute = false, idle = false, freq = false;
         long idleSeconds = 0;

@@ -27,7 +27,7 @@ public static class GeoCommands
     // ---------------------------------------------------------------------------------------------
 
     /// <summary>A longitude and latitude at index and index + 1; null, or Redis's error.</summary>
-    private static string? ParseLonLat(RespServerSession s, int index, out double lon, out double lat)
+    private static string? ParseLonLat(CommandContext s, int index, out double lon, out double lat)
     {
         lat = 0;
         if (!SortedSetCommands.TryParseScore(s.Arg(index), out lon) || !SortedSetCommands.TryParseScore(s.Arg(index + 1), out lat))
@@ -49,7 +49,7 @@ public static class GeoCommands
     }
 
     /// <summary>"radius unit" at index.</summary>
-    private static string? ParseRadius(RespServerSession s, int index, GeoHash.Shape shape)
+    private static string? ParseRadius(CommandContext s, int index, GeoHash.Shape shape)
     {
         if (!SortedSetCommands.TryParseScore(s.Arg(index), out double radius)) return "ERR need numeric radius";
         if (radius < 0) return "ERR radius cannot be negative";
@@ -61,7 +61,7 @@ public static class GeoCommands
     }
 
     /// <summary>"width height unit" at index.</summary>
-    private static string? ParseBox(RespServerSession s, int index, GeoHash.Shape shape)
+    private static string? ParseBox(CommandContext s, int index, GeoHash.Shape shape)
     {
         if (!SortedSetCommands.TryParseScore(s.Arg(index), out double width)) return "ERR need numeric width";
         if (!SortedSetCommands.TryParseScore(s.Arg(index + 1), out double height)) return "ERR need numeric height";
@@ -75,7 +75,7 @@ public static class GeoCommands
     }
 
     /// <summary>A coordinate: Redis's human long double text, a bulk string in RESP2 and a double in RESP3.</summary>
-    private static void WriteCoordinate(RespServerSession s, double value)
+    private static void WriteCoordinate(CommandContext s, double value)
     {
         string text = FixedFormat.Human(value);
         if (s.Protocol >= 3)
@@ -92,7 +92,7 @@ public static class GeoCommands
     // ---------------------------------------------------------------------------------------------
 
     /// <summary>GEOADD key [NX|XX] [CH] longitude latitude member [...]: ZADD of the members' geohash scores.</summary>
-    public static void Add(RespServerSession s)
+    public static void Add(CommandContext s)
     {
         bool nx = false, xx = false, ch = false;
         int at = 2;
@@ -117,7 +117,7 @@ public static class GeoCommands
     }
 
     /// <summary>GEOPOS key [member ...]: [longitude, latitude] per member, a null array for a missing one.</summary>
-    public static void Pos(RespServerSession s)
+    public static void Pos(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         var positions = new (double Lon, double Lat)?[members.Length];
@@ -139,7 +139,7 @@ public static class GeoCommands
     }
 
     /// <summary>GEODIST key member1 member2 [M|KM|FT|MI]: the distance, null when a member (or the key) is missing.</summary>
-    public static void Dist(RespServerSession s)
+    public static void Dist(CommandContext s)
     {
         double toMeters = 1;
         if (s.Argc == 5)
@@ -167,7 +167,7 @@ public static class GeoCommands
     }
 
     /// <summary>GEOHASH key [member ...]: the 11-character geohash per member, null for a missing one.</summary>
-    public static void Hash(RespServerSession s)
+    public static void Hash(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         var hashes = new string?[members.Length];
@@ -199,12 +199,12 @@ public static class GeoCommands
         SearchStore = 16, // GEOSEARCHSTORE destination source ...: STOREDIST without an argument
     }
 
-    public static void Radius(RespServerSession s) => Search(s, 1, Mode.Coords);
-    public static void RadiusRo(RespServerSession s) => Search(s, 1, Mode.Coords | Mode.NoStore);
-    public static void RadiusByMember(RespServerSession s) => Search(s, 1, Mode.Member);
-    public static void RadiusByMemberRo(RespServerSession s) => Search(s, 1, Mode.Member | Mode.NoStore);
-    public static void GeoSearch(RespServerSession s) => Search(s, 1, Mode.Search);
-    public static void GeoSearchStore(RespServerSession s) => Search(s, 2, Mode.Search | Mode.SearchStore);
+    public static void Radius(CommandContext s) => Search(s, 1, Mode.Coords);
+    public static void RadiusRo(CommandContext s) => Search(s, 1, Mode.Coords | Mode.NoStore);
+    public static void RadiusByMember(CommandContext s) => Search(s, 1, Mode.Member);
+    public static void RadiusByMemberRo(CommandContext s) => Search(s, 1, Mode.Member | Mode.NoStore);
+    public static void GeoSearch(CommandContext s) => Search(s, 1, Mode.Search);
+    public static void GeoSearchStore(CommandContext s) => Search(s, 2, Mode.Search | Mode.SearchStore);
 
     private enum Order { None, Asc, Desc }
 
@@ -220,7 +220,7 @@ public static class GeoCommands
 
     private readonly record struct Point(byte[] Member, double Score, double Lon, double Lat, double Dist);
 
-    private static void Search(RespServerSession s, int keyIndex, Mode mode)
+    private static void Search(CommandContext s, int keyIndex, Mode mode)
     {
         Request? request = null;
         string? error = null;
@@ -286,7 +286,7 @@ public static class GeoCommands
     }
 
     /// <summary>Parses a search's arguments in Redis's order (z is null when the key is missing); null, or the error.</summary>
-    private static string? Parse(RespServerSession s, Mode mode, SortedSetObject? z, out Request? request)
+    private static string? Parse(CommandContext s, Mode mode, SortedSetObject? z, out Request? request)
     {
         var r = request = new Request();
         var shape = r.Shape;
@@ -383,7 +383,7 @@ public static class GeoCommands
     /// <summary>The members inside the shape, cell by cell in the order of GeoHash.SearchCells, each cell in score
     /// order; with ANY, stops once COUNT are found.</summary>
     /// <summary>The keyspace event of a stored search, as Redis names it.</summary>
-    private static ReadOnlySpan<byte> StoreEvent(RespServerSession s) => s.ArgEquals(0, "GEOSEARCHSTORE"u8) ? "geosearchstore"u8 : "georadiusstore"u8;
+    private static ReadOnlySpan<byte> StoreEvent(CommandContext s) => s.ArgEquals(0, "GEOSEARCHSTORE"u8) ? "geosearchstore"u8 : "georadiusstore"u8;
 
     private static List<Point> Find(SortedSetObject z, Request r)
     {

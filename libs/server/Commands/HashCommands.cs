@@ -17,12 +17,12 @@ public static class HashCommands
     private static CollectionOp<HashObject> HashOp(Func<HashObject, bool> apply, bool creates = false) => new(ObjectKind.Hash, apply, creates);
 
     /// <summary>Runs op on the command's key (argument 1); false after writing its error.</summary>
-    private static bool Run(RespServerSession s, ObjectOperation op, bool write) => CollectionCommand.Run(s, s.Arg(1), op, write);
+    private static bool Run(CommandContext s, ObjectOperation op, bool write) => CollectionCommand.Run(s, s.Arg(1), op, write);
 
-    public static void HSet(RespServerSession s) => SetFields(s, reply: true);
-    public static void HMSet(RespServerSession s) => SetFields(s, reply: false);
+    public static void HSet(CommandContext s) => SetFields(s, reply: true);
+    public static void HMSet(CommandContext s) => SetFields(s, reply: false);
 
-    private static void SetFields(RespServerSession s, bool reply)
+    private static void SetFields(CommandContext s, bool reply)
     {
         if ((s.Argc - 2) % 2 != 0) { s.WriteError($"ERR wrong number of arguments for '{(reply ? "hset" : "hmset")}' command"); return; }
         var pairs = CollectionCommand.Args(s, 2);
@@ -39,7 +39,7 @@ public static class HashCommands
         if (reply) s.Writer.WriteInteger(added); else s.Writer.WriteOk();
     }
 
-    public static void HSetNx(RespServerSession s)
+    public static void HSetNx(CommandContext s)
     {
         var field = s.Arg(2).ToArray();
         var value = s.Arg(3).ToArray();
@@ -50,7 +50,7 @@ public static class HashCommands
         s.Writer.WriteInteger(set ? 1 : 0);
     }
 
-    public static void HGet(RespServerSession s)
+    public static void HGet(CommandContext s)
     {
         var field = s.Arg(2).ToArray();
         byte[]? value = null;
@@ -58,7 +58,7 @@ public static class HashCommands
         if (value is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(value);
     }
 
-    public static void HMGet(RespServerSession s)
+    public static void HMGet(CommandContext s)
     {
         var fields = CollectionCommand.Args(s, 2);
         var values = new byte[]?[fields.Length];
@@ -67,7 +67,7 @@ public static class HashCommands
         foreach (var v in values) if (v is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(v);
     }
 
-    public static void HDel(RespServerSession s)
+    public static void HDel(CommandContext s)
     {
         var fields = CollectionCommand.Args(s, 2);
         long removed = 0;
@@ -82,14 +82,14 @@ public static class HashCommands
         s.Writer.WriteInteger(removed);
     }
 
-    public static void HLen(RespServerSession s)
+    public static void HLen(CommandContext s)
     {
         long n = 0;
         if (!Run(s, HashOp(h => { n = h.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
-    public static void HExists(RespServerSession s)
+    public static void HExists(CommandContext s)
     {
         var field = s.Arg(2).ToArray();
         bool found = false;
@@ -97,7 +97,7 @@ public static class HashCommands
         s.Writer.WriteInteger(found ? 1 : 0);
     }
 
-    public static void HStrLen(RespServerSession s)
+    public static void HStrLen(CommandContext s)
     {
         var field = s.Arg(2).ToArray();
         long n = 0;
@@ -105,11 +105,11 @@ public static class HashCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void HKeys(RespServerSession s) => WriteEntries(s, keys: true, values: false);
-    public static void HVals(RespServerSession s) => WriteEntries(s, keys: false, values: true);
-    public static void HGetAll(RespServerSession s) => WriteEntries(s, keys: true, values: true);
+    public static void HKeys(CommandContext s) => WriteEntries(s, keys: true, values: false);
+    public static void HVals(CommandContext s) => WriteEntries(s, keys: false, values: true);
+    public static void HGetAll(CommandContext s) => WriteEntries(s, keys: true, values: true);
 
-    private static void WriteEntries(RespServerSession s, bool keys, bool values)
+    private static void WriteEntries(CommandContext s, bool keys, bool values)
     {
         List<KeyValuePair<byte[], byte[]>> entries = [];
         if (!Run(s, HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
@@ -122,7 +122,7 @@ public static class HashCommands
         }
     }
 
-    public static void HIncrBy(RespServerSession s)
+    public static void HIncrBy(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(3), out long delta)) { s.WriteError(NotInteger); return; }
         var field = s.Arg(2).ToArray();
@@ -144,7 +144,7 @@ public static class HashCommands
         s.Writer.WriteInteger(result);
     }
 
-    public static void HIncrByFloat(RespServerSession s)
+    public static void HIncrByFloat(CommandContext s)
     {
         if (!NumberParsing.TryParseDouble(s.Arg(3), out double delta)) { s.WriteError(StringFunctions.NotFloat); return; }
         if (!double.IsFinite(delta)) { s.WriteError("ERR value is NaN or Infinity"); return; } // Redis checks the increment first
@@ -172,7 +172,7 @@ public static class HashCommands
         s.PropagateAs(Persistence.ArgRef.Of("HSET"), Persistence.ArgRef.Of(1), Persistence.ArgRef.Of(2), Persistence.ArgRef.Of(text));
     }
 
-    public static void HRandField(RespServerSession s)
+    public static void HRandField(CommandContext s)
     {
         bool withCount = s.Argc >= 3;
         long count = 1;
@@ -231,7 +231,7 @@ public static class HashCommands
         }
     }
 
-    public static void HScan(RespServerSession s)
+    public static void HScan(CommandContext s)
     {
         if (!CollectionScan.TryParse(s, out var scan, allowNoValues: true)) return;
         List<KeyValuePair<byte[], byte[]>> entries = [];

@@ -5,7 +5,7 @@ namespace Garnet.server.Commands;
 
 internal static class HelpText
 {
-    public static void Write(RespServerSession s, string command, string[] lines)
+    public static void Write(CommandContext s, string command, string[] lines)
     {
         var w = s.Writer;
         w.WriteArrayHeader(lines.Length + 3);

@@ -10,7 +10,7 @@ namespace Garnet.server.Commands;
 
 public static class HyperLogLogCommands
 {
-    public static void PfAdd(RespServerSession s)
+    public static void PfAdd(CommandContext s)
     {
         var elements = new byte[s.Argc - 2][];
         for (int i = 2; i < s.Argc; i++) elements[i - 2] = s.Arg(i).ToArray();
@@ -22,10 +22,10 @@ public static class HyperLogLogCommands
     }
 
     /// <summary>Registers of key (null when missing); false after writing the error for a non-HLL value.</summary>
-    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse) =>
+    private static bool TryLoad(CommandContext s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse) =>
         TryLoad(s, key, out registers, out sparse, out _);
 
-    private static bool TryLoad(RespServerSession s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse, out long expiration)
+    private static bool TryLoad(CommandContext s, ReadOnlySpan<byte> key, out byte[]? registers, out bool sparse, out long expiration)
     {
         registers = null;
         sparse = true;
@@ -49,7 +49,7 @@ public static class HyperLogLogCommands
         for (int i = 0; i < into.Length; i++) if (from[i] > into[i]) into[i] = from[i];
     }
 
-    public static void PfCount(RespServerSession s)
+    public static void PfCount(CommandContext s)
     {
         var max = new byte[HyperLogLog.Registers];
         for (int i = 1; i < s.Argc; i++)
@@ -60,7 +60,7 @@ public static class HyperLogLogCommands
         s.Writer.WriteInteger(HyperLogLog.Count(max));
     }
 
-    public static void PfMerge(RespServerSession s)
+    public static void PfMerge(CommandContext s)
     {
         var max = new byte[HyperLogLog.Registers];
         bool allSparse = true;

@@ -13,13 +13,13 @@ public static class KeyCommands
 {
     private const string NotInteger = StringFunctions.NotInteger;
 
-    internal static bool Exists(RespServerSession s, ReadOnlySpan<byte> key, int db = -1, bool touch = false)
+    internal static bool Exists(CommandContext s, ReadOnlySpan<byte> key, int db = -1, bool touch = false)
     {
         var input = new StringInput { Op = StringOp.Exists, Flags = touch ? StringFunctions.TouchFlag : (byte)0 };
         return s.Storage.Read(key, ref input, db).IsFound();
     }
 
-    public static void Del(RespServerSession s)
+    public static void Del(CommandContext s)
     {
         long n = 0;
         for (int i = 1; i < s.Argc; i++)
@@ -32,9 +32,9 @@ public static class KeyCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void ExistsCommand(RespServerSession s) => CountExisting(s, touch: false);
+    public static void ExistsCommand(CommandContext s) => CountExisting(s, touch: false);
 
-    private static void CountExisting(RespServerSession s, bool touch)
+    private static void CountExisting(CommandContext s, bool touch)
     {
         long n = 0;
         for (int i = 1; i < s.Argc; i++)
@@ -46,7 +46,7 @@ public static class KeyCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void Type(RespServerSession s)
+    public static void Type(CommandContext s)
     {
         var input = new StringInput { Op = StringOp.Exists };
         bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
@@ -54,12 +54,12 @@ public static class KeyCommands
         s.Writer.WriteSimpleString(found ? s.Storage.Result.Text ?? "string" : "none");
     }
 
-    public static void Expire(RespServerSession s) => ExpireCore(s, seconds: true, absolute: false, "expire");
-    public static void PExpire(RespServerSession s) => ExpireCore(s, seconds: false, absolute: false, "pexpire");
-    public static void ExpireAt(RespServerSession s) => ExpireCore(s, seconds: true, absolute: true, "expireat");
-    public static void PExpireAt(RespServerSession s) => ExpireCore(s, seconds: false, absolute: true, "pexpireat");
+    public static void Expire(CommandContext s) => ExpireCore(s, seconds: true, absolute: false, "expire");
+    public static void PExpire(CommandContext s) => ExpireCore(s, seconds: false, absolute: false, "pexpire");
+    public static void ExpireAt(CommandContext s) => ExpireCore(s, seconds: true, absolute: true, "expireat");
+    public static void PExpireAt(CommandContext s) => ExpireCore(s, seconds: false, absolute: true, "pexpireat");
 
-    private static void ExpireCore(RespServerSession s, bool seconds, bool absolute, string command)
+    private static void ExpireCore(CommandContext s, bool seconds, bool absolute, string command)
     {
         var flags = ExpireFlags.None;
         for (int i = 3; i < s.Argc; i++)
@@ -97,12 +97,12 @@ public static class KeyCommands
         s.Writer.WriteInteger(changed);
     }
 
-    public static void Ttl(RespServerSession s) => TtlCore(s, t => (t - StringCommands.NowMs(s) + 500) / 1000);
-    public static void PTtl(RespServerSession s) => TtlCore(s, t => t - StringCommands.NowMs(s));
-    public static void ExpireTime(RespServerSession s) => TtlCore(s, t => t / 1000);
-    public static void PExpireTime(RespServerSession s) => TtlCore(s, t => t);
+    public static void Ttl(CommandContext s) => TtlCore(s, t => (t - StringCommands.NowMs(s) + 500) / 1000);
+    public static void PTtl(CommandContext s) => TtlCore(s, t => t - StringCommands.NowMs(s));
+    public static void ExpireTime(CommandContext s) => TtlCore(s, t => t / 1000);
+    public static void PExpireTime(CommandContext s) => TtlCore(s, t => t);
 
-    private static void TtlCore(RespServerSession s, Func<long, long> convert)
+    private static void TtlCore(CommandContext s, Func<long, long> convert)
     {
         var input = new StringInput { Op = StringOp.Ttl };
         bool found = s.Storage.Read(s.Arg(1), ref input).IsFound();
@@ -112,7 +112,7 @@ public static class KeyCommands
         s.Writer.WriteInteger(at == 0 ? -1 : Math.Max(0, convert(at)));
     }
 
-    public static void Persist(RespServerSession s)
+    public static void Persist(CommandContext s)
     {
         var input = new StringInput { Op = StringOp.Persist };
         s.Storage.Rmw(s.Arg(1), ref input);
@@ -121,13 +121,13 @@ public static class KeyCommands
         s.Writer.WriteInteger(removed);
     }
 
-    public static void Touch(RespServerSession s) => CountExisting(s, touch: true);
+    public static void Touch(CommandContext s) => CountExisting(s, touch: true);
 
     // ---- copying keys ----
 
     /// <summary>Reads key's value (a string's bytes or a collection's copy) and expiration together, from one record
     /// (null when the key does not exist).</summary>
-    private static object? Fetch(RespServerSession s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
+    private static object? Fetch(CommandContext s, ReadOnlySpan<byte> key, out long expiration, int db = -1)
     {
         var input = new StringInput { Op = StringOp.Fetch };
         bool found = s.Storage.Read(key, ref input, db).IsFound();
@@ -139,7 +139,7 @@ public static class KeyCommands
     /// stream's spilled blocks stay registered as moving (StreamSpillReclaimer) until the returned scope is disposed;
     /// for any other value (or none) the registration ends at once. It starts before the fetch, so no reclaim round can
     /// begin between the two.</summary>
-    private static IDisposable FetchToMove(RespServerSession s, ReadOnlySpan<byte> key, out object? value, out long expiration)
+    private static IDisposable FetchToMove(CommandContext s, ReadOnlySpan<byte> key, out object? value, out long expiration)
     {
         var moving = s.Storage.Host.StreamSpill.Moving();
         value = Fetch(s, key, out expiration);
@@ -147,10 +147,10 @@ public static class KeyCommands
         return moving;
     }
 
-    public static void Rename(RespServerSession s) => RenameCore(s, nx: false);
-    public static void RenameNx(RespServerSession s) => RenameCore(s, nx: true);
+    public static void Rename(CommandContext s) => RenameCore(s, nx: false);
+    public static void RenameNx(CommandContext s) => RenameCore(s, nx: true);
 
-    private static void RenameCore(RespServerSession s, bool nx)
+    private static void RenameCore(CommandContext s, bool nx)
     {
         using var moving = FetchToMove(s, s.Arg(1), out var value, out long expiration);
         if (value is null) { s.WriteError("ERR no such key"); return; }
@@ -167,7 +167,7 @@ public static class KeyCommands
         else s.Writer.WriteOk();
     }
 
-    public static void Copy(RespServerSession s)
+    public static void Copy(CommandContext s)
     {
         int db = s.Database;
         bool replace = false;
@@ -194,7 +194,7 @@ public static class KeyCommands
         s.Writer.WriteInteger(1);
     }
 
-    public static void Move(RespServerSession s)
+    public static void Move(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
         if (d < 0 || d >= s.Settings.Databases) { s.WriteError("ERR DB index is out of range"); return; }
@@ -211,12 +211,12 @@ public static class KeyCommands
 
     // ---- databases ----
 
-    public static void DbSize(RespServerSession s) => s.Writer.WriteInteger(s.Server.Store.KeyCount(s.Database));
+    public static void DbSize(CommandContext s) => s.Writer.WriteInteger(s.Server.Store.KeyCount(s.Database));
 
-    public static void FlushDb(RespServerSession s) => FlushCore(s, all: false);
-    public static void FlushAll(RespServerSession s) => FlushCore(s, all: true);
+    public static void FlushDb(CommandContext s) => FlushCore(s, all: false);
+    public static void FlushAll(CommandContext s) => FlushCore(s, all: true);
 
-    private static void FlushCore(RespServerSession s, bool all)
+    private static void FlushCore(CommandContext s, bool all)
     {
         bool sync = false;
         if (s.Argc > 2) { s.WriteError("ERR syntax error"); return; }
@@ -243,7 +243,7 @@ public static class KeyCommands
         else s.Writer.WriteOk();
     }
 
-    public static void SwapDb(RespServerSession s)
+    public static void SwapDb(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(1), out long a)) { s.WriteError("ERR invalid first DB index"); return; }
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long b)) { s.WriteError("ERR invalid second DB index"); return; }
@@ -255,7 +255,7 @@ public static class KeyCommands
     }
 
     /// <summary>Breaks the watches of watched keys in the databases dbs that exist there or in other(db).</summary>
-    private static void BreakWatchesOfExistingKeys(RespServerSession s, Func<int, bool> dbs, Func<int, int> other)
+    private static void BreakWatchesOfExistingKeys(CommandContext s, Func<int, bool> dbs, Func<int, int> other)
     {
         foreach (var (db, key, watchers) in s.Server.Watches.WatchedIn(dbs))
         {
@@ -266,7 +266,7 @@ public static class KeyCommands
 
     // ---- iteration ----
 
-    public static void Keys(RespServerSession s)
+    public static void Keys(CommandContext s)
     {
         string pattern = Encoding.Latin1.GetString(s.Arg(1));
         OffThread.Reply(s, KeysAsync(s.Server.Store.Store, s.Server.Store.PhysicalId(s.Database), pattern), static (s, keys) =>
@@ -300,7 +300,7 @@ public static class KeyCommands
     /// (ScanCursors) whose end is fixed when it starts, so a key present for the whole iteration is returned exactly
     /// once. An unknown or expired token starts over (keys may then repeat, none is missed).
     /// </summary>
-    public static void Scan(RespServerSession s)
+    public static void Scan(CommandContext s)
     {
         if (!ulong.TryParse(s.ArgString(1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out ulong cursor))
         { s.WriteError("ERR invalid cursor"); return; }
@@ -331,7 +331,7 @@ public static class KeyCommands
         });
     }
 
-    private static async Task<(long Next, List<byte[]> Found)> ScanAsync(RespServerSession s, ScanCursors scans, ScanCursors.Cursor state,
+    private static async Task<(long Next, List<byte[]> Found)> ScanAsync(CommandContext s, ScanCursors scans, ScanCursors.Cursor state,
         long token, int id, long count, string? pattern, string? type)
     {
         var found = new List<byte[]>();
@@ -379,7 +379,7 @@ public static class KeyCommands
     /// <summary>SCAN's TYPE filter: the headers of the keys' records on disk are read first (ReadAhead, header only: no
     /// object is loaded, a collection's kind tag says its type), a chunk at a time (the session remembers that many
     /// headers), then typed without waiting.</summary>
-    private static async Task<List<byte[]>> OfTypeAsync(RespServerSession s, List<byte[]> keys, string type)
+    private static async Task<List<byte[]>> OfTypeAsync(CommandContext s, List<byte[]> keys, string type)
     {
         var st = s.Storage;
         var result = new List<byte[]>();
@@ -399,13 +399,13 @@ public static class KeyCommands
     private const int TypeChunk = 32;
 
     /// <summary>TYPE's answer for key ("none" when it does not exist), without marking it accessed.</summary>
-    private static string TypeOf(RespServerSession s, ReadOnlySpan<byte> key)
+    private static string TypeOf(CommandContext s, ReadOnlySpan<byte> key)
     {
         var input = new StringInput { Op = StringOp.Exists };
         return s.Storage.Read(key, ref input).IsFound() ? s.Storage.Result.Text ?? "string" : "none";
     }
 
-    public static void RandomKey(RespServerSession s)
+    public static void RandomKey(CommandContext s)
     {
         if (s.Server.Store.KeyCount(s.Database) == 0) { s.Writer.WriteNull(); return; }
         OffThread.Reply(s, RandomKeyAsync(s.Server.Store.Store, s.Server.Store.PhysicalId(s.Database)), static (s, key) =>

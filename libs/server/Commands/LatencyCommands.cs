@@ -8,7 +8,7 @@ namespace Garnet.server.Commands;
 
 public static class LatencyCommands
 {
-    public static void Latest(RespServerSession s)
+    public static void Latest(CommandContext s)
     {
         var latest = s.Server.Latency.Latest();
         var w = s.Writer;
@@ -23,7 +23,7 @@ public static class LatencyCommands
         }
     }
 
-    public static void History(RespServerSession s)
+    public static void History(CommandContext s)
     {
         var h = s.Server.Latency.History(s.ArgString(2));
         var w = s.Writer;
@@ -37,7 +37,7 @@ public static class LatencyCommands
         }
     }
 
-    public static void Reset(RespServerSession s)
+    public static void Reset(CommandContext s)
     {
         var events = new List<string>();
         for (int i = 2; i < s.Argc; i++) events.Add(s.ArgString(i));
@@ -45,7 +45,7 @@ public static class LatencyCommands
     }
 
     /// <summary>LATENCY HISTOGRAM [command ...]: per command, its calls and the cumulative counts of power-of-two µs ranges.</summary>
-    public static void Histogram(RespServerSession s)
+    public static void Histogram(CommandContext s)
     {
         var server = s.Server;
         var chosen = new List<CommandDefinition>();
@@ -89,7 +89,7 @@ public static class LatencyCommands
     }
 
     /// <summary>LATENCY GRAPH event: Redis's sparkline (Metrics/LatencySparkline), ages by the monitor's clock.</summary>
-    public static void Graph(RespServerSession s)
+    public static void Graph(CommandContext s)
     {
         string evt = s.ArgString(2);
         var monitor = s.Server.Latency;
@@ -101,7 +101,7 @@ public static class LatencyCommands
         s.Writer.WriteVerbatimString(LatencySparkline.Render(evt, h.Samples, h.Max, monitor.UnixSeconds()));
     }
 
-    public static void Doctor(RespServerSession s) => s.Writer.WriteVerbatimString(Report(s.Server));
+    public static void Doctor(CommandContext s) => s.Writer.WriteVerbatimString(Report(s.Server));
 
     /// <summary>LATENCY DOCTOR's report (Metrics/LatencyReport) for the events recorded so far and the settings now.</summary>
     internal static string Report(RespServer server)
@@ -115,7 +115,7 @@ public static class LatencyCommands
         return LatencyReport.Render(events, settings, monitor.UnixSeconds());
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "LATENCY",
+    public static void Help(CommandContext s) => HelpText.Write(s, "LATENCY",
     [
         "DOCTOR",
         "    Return a human readable latency analysis report.",

@@ -9,7 +9,7 @@ namespace Garnet.server.Commands;
 
 public static class LcsCommand
 {
-    public static void Lcs(RespServerSession s)
+    public static void Lcs(CommandContext s)
     {
         bool len = false, idx = false, withMatchLen = false;
         long minMatchLen = 0;
@@ -85,7 +85,7 @@ public static class LcsCommand
     }
 
     /// <summary>A key's string value (empty when missing); false after writing WRONGTYPE.</summary>
-    private static bool TryFetch(RespServerSession s, ReadOnlySpan<byte> key, out byte[] value)
+    private static bool TryFetch(CommandContext s, ReadOnlySpan<byte> key, out byte[] value)
     {
         var input = new StringInput { Op = StringOp.Copy };
         var st = s.Storage.Read(key, ref input);

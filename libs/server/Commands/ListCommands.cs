@@ -17,14 +17,14 @@ public static class ListCommands
     private static CollectionOp<ListObject> ListOp(Func<ListObject, bool> apply, bool creates = false, Action? missing = null) =>
         new(ObjectKind.List, apply, creates, missing);
 
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
+    private static bool Run(CommandContext s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
-    public static void LPush(RespServerSession s) => Push(s, head: true, onlyIfExists: false);
-    public static void RPush(RespServerSession s) => Push(s, head: false, onlyIfExists: false);
-    public static void LPushX(RespServerSession s) => Push(s, head: true, onlyIfExists: true);
-    public static void RPushX(RespServerSession s) => Push(s, head: false, onlyIfExists: true);
+    public static void LPush(CommandContext s) => Push(s, head: true, onlyIfExists: false);
+    public static void RPush(CommandContext s) => Push(s, head: false, onlyIfExists: false);
+    public static void LPushX(CommandContext s) => Push(s, head: true, onlyIfExists: true);
+    public static void RPushX(CommandContext s) => Push(s, head: false, onlyIfExists: true);
 
-    private static void Push(RespServerSession s, bool head, bool onlyIfExists)
+    private static void Push(CommandContext s, bool head, bool onlyIfExists)
     {
         var items = CollectionCommand.Args(s, 2);
         long length = 0;
@@ -39,10 +39,10 @@ public static class ListCommands
         s.Writer.WriteInteger(length);
     }
 
-    public static void LPop(RespServerSession s) => Pop(s, head: true);
-    public static void RPop(RespServerSession s) => Pop(s, head: false);
+    public static void LPop(CommandContext s) => Pop(s, head: true);
+    public static void RPop(CommandContext s) => Pop(s, head: false);
 
-    private static void Pop(RespServerSession s, bool head)
+    private static void Pop(CommandContext s, bool head)
     {
         long count = 1;
         bool withCount = s.Argc == 3;
@@ -66,14 +66,14 @@ public static class ListCommands
         WriteItems(s, popped);
     }
 
-    public static void LLen(RespServerSession s)
+    public static void LLen(CommandContext s)
     {
         long n = 0;
         if (!Run(s, s.Arg(1), ListOp(l => { n = l.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
-    public static void LRange(RespServerSession s)
+    public static void LRange(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
         // Written while the list is read (under its record's shared lock), walking the packed nodes with a cursor: a
@@ -96,7 +96,7 @@ public static class ListCommands
         if (!found) s.Writer.WriteArrayHeader(0);
     }
 
-    public static void LIndex(RespServerSession s)
+    public static void LIndex(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
         byte[]? item = null;
@@ -110,7 +110,7 @@ public static class ListCommands
         if (item is null) s.Writer.WriteNull(); else s.Writer.WriteBulkString(item);
     }
 
-    public static void LSet(RespServerSession s)
+    public static void LSet(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long index)) { s.WriteError(NotInteger); return; }
         var value = s.Arg(3).ToArray();
@@ -129,7 +129,7 @@ public static class ListCommands
         s.Writer.WriteOk();
     }
 
-    public static void LInsert(RespServerSession s)
+    public static void LInsert(CommandContext s)
     {
         bool before;
         if (s.ArgEquals(2, "BEFORE"u8)) before = true;
@@ -151,7 +151,7 @@ public static class ListCommands
         s.Writer.WriteInteger(result);
     }
 
-    public static void LRem(RespServerSession s)
+    public static void LRem(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long count)) { s.WriteError(NotInteger); return; }
         var value = s.Arg(3).ToArray();
@@ -166,7 +166,7 @@ public static class ListCommands
         s.Writer.WriteInteger(removed);
     }
 
-    public static void LTrim(RespServerSession s)
+    public static void LTrim(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
         bool existed = false;
@@ -185,7 +185,7 @@ public static class ListCommands
         s.Writer.WriteOk();
     }
 
-    public static void LPos(RespServerSession s)
+    public static void LPos(CommandContext s)
     {
         var value = s.Arg(2).ToArray();
         long rank = 1, count = -1, maxLen = 0;
@@ -231,15 +231,15 @@ public static class ListCommands
         foreach (var i in found) s.Writer.WriteInteger(i);
     }
 
-    public static void LMove(RespServerSession s)
+    public static void LMove(CommandContext s)
     {
         if (!TryEnd(s, 3, out bool fromHead) || !TryEnd(s, 4, out bool toHead)) { s.WriteError("ERR syntax error"); return; }
         Move(s, fromHead, toHead);
     }
 
-    public static void RPopLPush(RespServerSession s) => Move(s, fromHead: false, toHead: true);
+    public static void RPopLPush(CommandContext s) => Move(s, fromHead: false, toHead: true);
 
-    private static void Move(RespServerSession s, bool fromHead, bool toHead)
+    private static void Move(CommandContext s, bool fromHead, bool toHead)
     {
         // The destination's type is checked first: a wrong one leaves the source untouched.
         if (!Run(s, s.Arg(2), ListOp(_ => false), write: false)) return;
@@ -263,7 +263,7 @@ public static class ListCommands
         s.Writer.WriteBulkString(item);
     }
 
-    public static void LMPop(RespServerSession s)
+    public static void LMPop(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(1), out long numKeys) || numKeys <= 0) { s.WriteError("ERR numkeys should be greater than 0"); return; }
         if (numKeys > s.Argc - 3) { s.WriteError("ERR syntax error"); return; }
@@ -289,7 +289,7 @@ public static class ListCommands
     }
 
     /// <summary>LMOVE's events in Redis's order: the push on destination, the pop on source, "del" when source emptied.</summary>
-    internal static void NotifyMove(RespServerSession s, ReadOnlySpan<byte> source, ReadOnlySpan<byte> destination, bool fromHead, bool toHead, bool emptied, int db)
+    internal static void NotifyMove(CommandContext s, ReadOnlySpan<byte> source, ReadOnlySpan<byte> destination, bool fromHead, bool toHead, bool emptied, int db)
     {
         s.Notify(NotifyClass.List, toHead ? "lpush"u8 : "rpush"u8, destination, db);
         s.Notify(NotifyClass.List, fromHead ? "lpop"u8 : "rpop"u8, source, db);
@@ -298,7 +298,7 @@ public static class ListCommands
 
     /// <summary>Pops up to count items from one end of key's list in database db: null when the key holds no list items;
     /// error is set (and nothing changed) for a key of another type. Announces "lpop"/"rpop" (and "del").</summary>
-    internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error)
+    internal static List<byte[]>? TryPop(CommandContext s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error)
     {
         var popped = TryPop(s, key, head, count, db, out error, out bool emptied);
         if (popped is not null)
@@ -310,7 +310,7 @@ public static class ListCommands
     }
 
     /// <summary>TryPop without events; emptied: the pop deleted the key.</summary>
-    internal static List<byte[]>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error, out bool emptied)
+    internal static List<byte[]>? TryPop(CommandContext s, ReadOnlySpan<byte> key, bool head, long count, int db, out string? error, out bool emptied)
     {
         var popped = new List<byte[]>();
         var op = ListOp(l =>
@@ -327,7 +327,7 @@ public static class ListCommands
 
     /// <summary>Pushes item at one end of key's list in database db (creating it); false with error for another type. No
     /// events (the caller announces them).</summary>
-    internal static bool TryPush(RespServerSession s, ReadOnlySpan<byte> key, byte[] item, bool head, int db, out string? error)
+    internal static bool TryPush(CommandContext s, ReadOnlySpan<byte> key, byte[] item, bool head, int db, out string? error)
     {
         var op = ListOp(l => { if (head) l.PushHead(item); else l.PushTail(item); return true; }, creates: true);
         s.Storage.UpdateObject(key, op, db);
@@ -336,7 +336,7 @@ public static class ListCommands
     }
 
     /// <summary>Checks that key in db is a list or missing (error set otherwise), changing nothing.</summary>
-    internal static bool IsListOrMissing(RespServerSession s, ReadOnlySpan<byte> key, int db, out string? error)
+    internal static bool IsListOrMissing(CommandContext s, ReadOnlySpan<byte> key, int db, out string? error)
     {
         var op = ListOp(_ => false);
         s.Storage.ReadObject(key, op, db);
@@ -344,7 +344,7 @@ public static class ListCommands
         return error is null;
     }
 
-    internal static bool TryEnd(RespServerSession s, int index, out bool head)
+    internal static bool TryEnd(CommandContext s, int index, out bool head)
     {
         head = s.ArgEquals(index, "LEFT"u8);
         return head || s.ArgEquals(index, "RIGHT"u8);
@@ -359,7 +359,7 @@ public static class ListCommands
         return start <= stop && start < length;
     }
 
-    private static void WriteItems(RespServerSession s, List<byte[]> items)
+    private static void WriteItems(CommandContext s, List<byte[]> items)
     {
         s.Writer.WriteArrayHeader(items.Count);
         foreach (var item in items) s.Writer.WriteBulkString(item);

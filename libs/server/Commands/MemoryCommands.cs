@@ -11,7 +11,7 @@ namespace Garnet.server.Commands;
 public static class MemoryCommands
 {
     /// <summary>MEMORY STATS: Redis 7.2's map, key for key (27 entries plus one per database that holds keys).</summary>
-    public static void Stats(RespServerSession s)
+    public static void Stats(CommandContext s)
     {
         var m = MemoryFigures.Measure(s.Server);
         var store = s.Server.Store;
@@ -60,7 +60,7 @@ public static class MemoryCommands
     }
 
     /// <summary>MEMORY DOCTOR: Redis's checks (peak, fragmentation, client buffers) on our figures, as verbatim text.</summary>
-    public static void Doctor(RespServerSession s) => s.Writer.WriteVerbatimString(DoctorReport(MemoryFigures.Measure(s.Server), s.Server.Clients.Count));
+    public static void Doctor(CommandContext s) => s.Writer.WriteVerbatimString(DoctorReport(MemoryFigures.Measure(s.Server), s.Server.Clients.Count));
 
     public static string DoctorReport(MemoryFigures m, int clients)
     {
@@ -88,7 +88,7 @@ public static class MemoryCommands
     }
 
     /// <summary>MEMORY MALLOC-STATS: the .NET GC's own figures (Redis prints jemalloc's), as verbatim text.</summary>
-    public static void MallocStats(RespServerSession s)
+    public static void MallocStats(CommandContext s)
     {
         var gc = GC.GetGCMemoryInfo();
         var sb = new StringBuilder();
@@ -108,14 +108,14 @@ public static class MemoryCommands
     }
 
     /// <summary>MEMORY PURGE: a full, blocking, compacting collection (large object heap included) that returns free memory.</summary>
-    public static void Purge(RespServerSession s)
+    public static void Purge(CommandContext s)
     {
         GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
         GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
         s.Writer.WriteOk();
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "MEMORY",
+    public static void Help(CommandContext s) => HelpText.Write(s, "MEMORY",
     [
         "DOCTOR", "    Return memory problems reports.",
         "MALLOC-STATS", "    Return internal statistics report from the memory allocator.",

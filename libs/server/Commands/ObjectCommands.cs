@@ -13,7 +13,7 @@ namespace Garnet.server.Commands;
 public static class ObjectCommands
 {
     /// <summary>Reads key's figures; OBJECT counts it as a key lookup (INFO keyspace_hits/misses), MEMORY USAGE does not (as Redis).</summary>
-    private static bool Lookup(RespServerSession s, ReadOnlySpan<byte> key, bool countLookup = true)
+    private static bool Lookup(CommandContext s, ReadOnlySpan<byte> key, bool countLookup = true)
     {
         var input = new StringInput { Op = StringOp.Usage };
         bool found = s.Storage.Read(key, ref input).IsFound();
@@ -21,32 +21,32 @@ public static class ObjectCommands
         return found;
     }
 
-    public static void Encoding(RespServerSession s)
+    public static void Encoding(CommandContext s)
     {
         if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
         s.Writer.WriteBulkString(s.Storage.Result.Text!);
     }
 
-    public static void RefCount(RespServerSession s)
+    public static void RefCount(CommandContext s)
     {
         if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
         s.Writer.WriteInteger(s.Storage.Result.SharedInteger ? int.MaxValue : 1);
     }
 
-    public static void Freq(RespServerSession s)
+    public static void Freq(CommandContext s)
     {
         if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
         s.WriteError("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
     }
 
-    public static void IdleTime(RespServerSession s)
+    public static void IdleTime(CommandContext s)
     {
         if (!Lookup(s, s.Arg(2))) { s.Writer.WriteNull(); return; }
         long idle = (long)Garnet.storage.Log.AccessClock.NowSeconds - s.Storage.Result.AccessTime;
         s.Writer.WriteInteger(Math.Max(0, idle));
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "OBJECT",
+    public static void Help(CommandContext s) => HelpText.Write(s, "OBJECT",
     [
         "ENCODING <key>",
         "    Return the kind of internal representation used in order to store the value",
@@ -62,7 +62,7 @@ public static class ObjectCommands
         "    <key>.",
     ]);
 
-    public static void MemoryUsage(RespServerSession s)
+    public static void MemoryUsage(CommandContext s)
     {
         for (int i = 3; i < s.Argc; i++)
         {

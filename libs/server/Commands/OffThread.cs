@@ -8,7 +8,7 @@ namespace Garnet.server.Commands;
 
 internal static class OffThread
 {
-    public static void Reply<T>(RespServerSession s, Task<T> work, Action<RespServerSession, T> reply)
+    public static void Reply<T>(CommandContext s, Task<T> work, Action<CommandContext, T> reply)
     {
         if (work.IsCompleted || !s.CanFinishLater) reply(s, work.GetAwaiter().GetResult());
         else s.ReplyWhenDone(work, (session, done) => reply(session, ((Task<T>)done).GetAwaiter().GetResult()));

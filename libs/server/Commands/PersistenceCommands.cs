@@ -6,7 +6,7 @@ namespace Garnet.server.Commands;
 public static class PersistenceCommands
 {
     /// <summary>SAVE: the checkpoint runs off the connection's thread; the reply comes when it is durable.</summary>
-    public static void Save(RespServerSession s) =>
+    public static void Save(CommandContext s) =>
         s.ReplyWhenDone(s.Server.Checkpoints.SaveAsync("SAVE"), static (s, work) =>
         {
             if (work.IsFaulted) s.WriteError("ERR"); // the reason is in the log, as with Redis
@@ -14,7 +14,7 @@ public static class PersistenceCommands
             else s.Writer.WriteOk();
         });
 
-    public static void BgSave(RespServerSession s)
+    public static void BgSave(CommandContext s)
     {
         bool schedule = false;
         if (s.Argc > 1)
@@ -31,7 +31,7 @@ public static class PersistenceCommands
     }
 
     /// <summary>BGREWRITEAOF: a checkpoint, which starts a new AOF file and drops the files it covers.</summary>
-    public static void BgRewriteAof(RespServerSession s)
+    public static void BgRewriteAof(CommandContext s)
     {
         var checkpoints = s.Server.Checkpoints;
         if (checkpoints.TryStartBackground("BGREWRITEAOF")) { s.Writer.WriteSimpleString("Background append only file rewriting started"); return; }
@@ -42,7 +42,7 @@ public static class PersistenceCommands
 
     /// <summary>COMPACT (our extension): compacts the oldest on-disk part of the log now (or joins the run in progress);
     /// replies with the bytes of log reclaimed. The run does not hold the connection's thread.</summary>
-    public static void Compact(RespServerSession s) =>
+    public static void Compact(CommandContext s) =>
         s.ReplyWhenDone(s.Server.Store.Compaction.RunAsync(), static (s, work) =>
         {
             if (work.IsFaulted) s.WriteError("ERR compaction failed: " + work.Exception!.InnerException!.Message);
@@ -50,5 +50,5 @@ public static class PersistenceCommands
             else s.Writer.WriteInteger(((Task<Storage.CompactionResult>)work).Result.BytesReclaimed);
         });
 
-    public static void LastSave(RespServerSession s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
+    public static void LastSave(CommandContext s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
 }

@@ -16,9 +16,9 @@ namespace Garnet.server.Commands;
 
 public static class PubSubCommands
 {
-    public static void Subscribe(RespServerSession s)
+    public static void Subscribe(CommandContext s)
     {
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         for (int i = 1; i < s.Argc; i++)
         {
             s.Server.PubSub.Subscribe(me, s.Arg(i), shard: false);
@@ -26,9 +26,9 @@ public static class PubSubCommands
         }
     }
 
-    public static void PSubscribe(RespServerSession s)
+    public static void PSubscribe(CommandContext s)
     {
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         for (int i = 1; i < s.Argc; i++)
         {
             s.Server.PubSub.PSubscribe(me, s.Arg(i));
@@ -36,11 +36,11 @@ public static class PubSubCommands
         }
     }
 
-    public static void SSubscribe(RespServerSession s)
+    public static void SSubscribe(CommandContext s)
     {
         // Redis refuses it for a client that must get one reply per command (inside EXEC), unlike SUBSCRIBE and PSUBSCRIBE.
         if (s.InExec) { s.WriteError("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"); return; }
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         for (int i = 1; i < s.Argc; i++)
         {
             s.Server.PubSub.Subscribe(me, s.Arg(i), shard: true);
@@ -48,15 +48,15 @@ public static class PubSubCommands
         }
     }
 
-    public static void Unsubscribe(RespServerSession s) => Leave(s, Kind.Channel);
-    public static void PUnsubscribe(RespServerSession s) => Leave(s, Kind.Pattern);
-    public static void SUnsubscribe(RespServerSession s) => Leave(s, Kind.Shard);
+    public static void Unsubscribe(CommandContext s) => Leave(s, Kind.Channel);
+    public static void PUnsubscribe(CommandContext s) => Leave(s, Kind.Pattern);
+    public static void SUnsubscribe(CommandContext s) => Leave(s, Kind.Shard);
 
     private enum Kind { Channel, Pattern, Shard }
 
-    private static void Leave(RespServerSession s, Kind kind)
+    private static void Leave(CommandContext s, Kind kind)
     {
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         var name = kind switch { Kind.Channel => "unsubscribe"u8, Kind.Pattern => "punsubscribe"u8, _ => "sunsubscribe"u8 };
         if (s.Argc == 1)
         {
@@ -70,17 +70,17 @@ public static class PubSubCommands
         }
     }
 
-    private static bool LeaveOne(RespServerSession s, Kind kind, ReadOnlySpan<byte> name)
+    private static bool LeaveOne(CommandContext s, Kind kind, ReadOnlySpan<byte> name)
     {
         var registry = s.Server.PubSub;
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         return kind == Kind.Pattern ? registry.PUnsubscribe(me, name) : registry.Unsubscribe(me, name, kind == Kind.Shard);
     }
 
     /// <summary>Leaves every subscription of the kind, confirming each when notify; returns how many there were.</summary>
-    private static int LeaveAll(RespServerSession s, Kind kind, bool notify)
+    private static int LeaveAll(CommandContext s, Kind kind, bool notify)
     {
-        var me = s.PubSubState;
+        var me = s.Client.PubSubState;
         var names = (kind switch { Kind.Channel => me.Channels, Kind.Pattern => me.Patterns, _ => me.ShardChannels }).ToArray();
         var confirm = kind switch { Kind.Channel => "unsubscribe"u8, Kind.Pattern => "punsubscribe"u8, _ => "sunsubscribe"u8 };
         foreach (var n in names)
@@ -92,9 +92,9 @@ public static class PubSubCommands
     }
 
     /// <summary>RESET and disconnect: leaves every channel, pattern and shard channel without confirmations.</summary>
-    public static void UnsubscribeAll(RespServerSession s, bool notify)
+    public static void UnsubscribeAll(CommandContext s, bool notify)
     {
-        if (s.Subscriptions is not { Total: > 0 }) return;
+        if (s.Client.Subscriptions is not { Total: > 0 }) return;
         LeaveAll(s, Kind.Channel, notify);
         LeaveAll(s, Kind.Shard, notify);
         LeaveAll(s, Kind.Pattern, notify);
@@ -103,7 +103,7 @@ public static class PubSubCommands
     private static int Count(PubSubClient me, Kind kind) => kind == Kind.Shard ? me.ShardChannelCount : me.ChannelCount + me.PatternCount;
 
     /// <summary>[kind, name, count]: a push in RESP3, an array in RESP2; a null name when nothing was left.</summary>
-    private static void Confirm(RespServerSession s, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> name, int count, bool nullName = false)
+    private static void Confirm(CommandContext s, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> name, int count, bool nullName = false)
     {
         var w = s.Writer;
         w.WritePushHeader(3);
@@ -113,16 +113,16 @@ public static class PubSubCommands
         w.WriteInteger(count);
     }
 
-    public static void Publish(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s, shard: false));
+    public static void Publish(CommandContext s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s.Client, shard: false));
 
-    public static void SPublish(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s, shard: true));
+    public static void SPublish(CommandContext s) => s.Writer.WriteInteger(s.Server.PubSub.Publish(s.Arg(1), s.Arg(2), s.Client, shard: true));
 
     // ---- PUBSUB ----
 
-    public static void Channels(RespServerSession s) => ChannelList(s, shard: false);
-    public static void ShardChannels(RespServerSession s) => ChannelList(s, shard: true);
+    public static void Channels(CommandContext s) => ChannelList(s, shard: false);
+    public static void ShardChannels(CommandContext s) => ChannelList(s, shard: true);
 
-    private static void ChannelList(RespServerSession s, bool shard)
+    private static void ChannelList(CommandContext s, bool shard)
     {
         if (s.Argc > 3) { SubcommandSyntaxError(s); return; }
         var list = s.Server.PubSub.ActiveChannels(s.Argc == 3 ? s.Arg(2) : default, all: s.Argc == 2, shard);
@@ -130,10 +130,10 @@ public static class PubSubCommands
         foreach (var c in list) s.Writer.WriteBulkString(c);
     }
 
-    public static void NumSub(RespServerSession s) => NumSub(s, shard: false);
-    public static void ShardNumSub(RespServerSession s) => NumSub(s, shard: true);
+    public static void NumSub(CommandContext s) => NumSub(s, shard: false);
+    public static void ShardNumSub(CommandContext s) => NumSub(s, shard: true);
 
-    private static void NumSub(RespServerSession s, bool shard)
+    private static void NumSub(CommandContext s, bool shard)
     {
         s.Writer.WriteArrayHeader((s.Argc - 2) * 2);
         for (int i = 2; i < s.Argc; i++)
@@ -143,9 +143,9 @@ public static class PubSubCommands
         }
     }
 
-    public static void NumPat(RespServerSession s) => s.Writer.WriteInteger(s.Server.PubSub.PatternCount);
+    public static void NumPat(CommandContext s) => s.Writer.WriteInteger(s.Server.PubSub.PatternCount);
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "PUBSUB",
+    public static void Help(CommandContext s) => HelpText.Write(s, "PUBSUB",
     [
         "CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
         "NUMPAT", "    Return number of subscriptions to patterns.",
@@ -156,7 +156,7 @@ public static class PubSubCommands
     ]);
 
     /// <summary>Redis's addReplySubcommandSyntaxError.</summary>
-    private static void SubcommandSyntaxError(RespServerSession s) =>
+    private static void SubcommandSyntaxError(CommandContext s) =>
         s.WriteError($"ERR unknown subcommand or wrong number of arguments for '{Truncate(s.ArgString(1), 128)}'. Try {s.ArgString(0).ToUpperInvariant()} HELP.");
 
     private static string Truncate(string v, int max) => v.Length <= max ? v : v[..max];
@@ -167,13 +167,13 @@ public static class PubSubCommands
     public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.Parent is null && cmd.Name is
         "ping" or "subscribe" or "ssubscribe" or "unsubscribe" or "sunsubscribe" or "psubscribe" or "punsubscribe" or "quit" or "reset";
 
-    public static void RefuseWhileSubscribed(RespServerSession s, CommandDefinition cmd)
+    public static void RefuseWhileSubscribed(CommandContext s, CommandDefinition cmd)
     {
         string why = $"Can't execute '{cmd.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
         if (cmd.Parent is null && cmd.Name == "exec")
         {
             // Redis's rejectCommand for EXEC: the transaction is discarded and the reason given as EXECABORT.
-            s.ResetTransaction();
+            s.Client.ResetTransaction();
             s.WriteError("EXECABORT Transaction discarded because of: " + why);
         }
         else s.WriteError("ERR " + why);

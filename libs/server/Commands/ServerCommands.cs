@@ -6,7 +6,7 @@ namespace Garnet.server.Commands;
 
 public static class ServerCommands
 {
-    public static void Time(RespServerSession s)
+    public static void Time(CommandContext s)
     {
         long micros = (DateTimeOffset.UtcNow - DateTimeOffset.UnixEpoch).Ticks / 10;
         s.Writer.WriteArrayHeader(2);
@@ -14,14 +14,14 @@ public static class ServerCommands
         s.Writer.WriteBulkString(micros % 1_000_000);
     }
 
-    public static void Info(RespServerSession s)
+    public static void Info(CommandContext s)
     {
         var sections = new List<string>();
         for (int i = 1; i < s.Argc; i++) sections.Add(s.ArgString(i));
         s.Writer.WriteVerbatimString(InfoBuilder.Build(s.Server, sections));
     }
 
-    public static void Shutdown(RespServerSession s)
+    public static void Shutdown(CommandContext s)
     {
         bool save = false, nosave = false, abort = false, force = false;
         for (int i = 1; i < s.Argc; i++)
@@ -55,7 +55,7 @@ public static class ServerCommands
         });
     }
 
-    private static void Stop(RespServerSession s, bool saving, bool force)
+    private static void Stop(CommandContext s, bool saving, bool force)
     {
         s.Server.Scripts.StopForShutdown();
         s.Server.SaveOnStop = saving;

@@ -19,10 +19,10 @@ public static class SetCommands
 
     private static CollectionOp<SetObject> SetOp(Func<SetObject, bool> apply, bool creates = false) => new(ObjectKind.Set, apply, creates);
 
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
+    private static bool Run(CommandContext s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
     /// <summary>Key's set (null when the key is missing); false after writing WRONGTYPE.</summary>
-    private static bool TryRead(RespServerSession s, ReadOnlySpan<byte> key, out SetObject? set)
+    private static bool TryRead(CommandContext s, ReadOnlySpan<byte> key, out SetObject? set)
     {
         SetObject? found = null;
         bool ok = Run(s, key, SetOp(x => { found = x; return false; }), write: false);
@@ -32,14 +32,14 @@ public static class SetCommands
 
     /// <summary>The sets of arguments [from, to) in order (null for missing keys); false after writing WRONGTYPE, which
     /// any key of another type gives, as Redis checks every key first.</summary>
-    private static bool TryReadAll(RespServerSession s, int from, int to, out SetObject?[] sets)
+    private static bool TryReadAll(CommandContext s, int from, int to, out SetObject?[] sets)
     {
         sets = new SetObject?[to - from];
         for (int i = from; i < to; i++) if (!TryRead(s, s.Arg(i), out sets[i - from])) return false;
         return true;
     }
 
-    public static void SAdd(RespServerSession s)
+    public static void SAdd(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         long added = 0;
@@ -56,7 +56,7 @@ public static class SetCommands
         s.Writer.WriteInteger(added);
     }
 
-    public static void SRem(RespServerSession s)
+    public static void SRem(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         long removed = 0;
@@ -71,14 +71,14 @@ public static class SetCommands
         s.Writer.WriteInteger(removed);
     }
 
-    public static void SMembers(RespServerSession s)
+    public static void SMembers(CommandContext s)
     {
         IReadOnlyList<byte[]> members = [];
         if (!Run(s, s.Arg(1), SetOp(set => { members = set.Members; return false; }), write: false)) return;
         WriteSet(s, members);
     }
 
-    public static void SIsMember(RespServerSession s)
+    public static void SIsMember(CommandContext s)
     {
         var member = s.Arg(2).ToArray();
         bool found = false;
@@ -86,7 +86,7 @@ public static class SetCommands
         s.Writer.WriteInteger(found ? 1 : 0);
     }
 
-    public static void SMIsMember(RespServerSession s)
+    public static void SMIsMember(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         var found = new bool[members.Length];
@@ -96,14 +96,14 @@ public static class SetCommands
         foreach (bool f in found) s.Writer.WriteInteger(f ? 1 : 0);
     }
 
-    public static void SCard(RespServerSession s)
+    public static void SCard(CommandContext s)
     {
         long n = 0;
         if (!Run(s, s.Arg(1), SetOp(set => { n = set.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
-    public static void SPop(RespServerSession s)
+    public static void SPop(CommandContext s)
     {
         if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
         bool withCount = s.Argc == 3;
@@ -152,7 +152,7 @@ public static class SetCommands
         WriteSet(s, popped);
     }
 
-    public static void SRandMember(RespServerSession s)
+    public static void SRandMember(CommandContext s)
     {
         if (s.Argc > 3) { s.WriteError("ERR syntax error"); return; }
         bool withCount = s.Argc == 3;
@@ -191,7 +191,7 @@ public static class SetCommands
         foreach (var m in picked) s.Writer.WriteBulkString(m);
     }
 
-    public static void SMove(RespServerSession s)
+    public static void SMove(CommandContext s)
     {
         var member = s.Arg(3).ToArray();
         // Redis's order: a missing source answers 0 before any type check; then both types; then the same-key case.
@@ -210,10 +210,10 @@ public static class SetCommands
         s.Writer.WriteInteger(1);
     }
 
-    public static void SInter(RespServerSession s) => Intersect(s, from: 1, destination: false);
-    public static void SInterStore(RespServerSession s) => Intersect(s, from: 2, destination: true);
+    public static void SInter(CommandContext s) => Intersect(s, from: 1, destination: false);
+    public static void SInterStore(CommandContext s) => Intersect(s, from: 2, destination: true);
 
-    private static void Intersect(RespServerSession s, int from, bool destination)
+    private static void Intersect(CommandContext s, int from, bool destination)
     {
         if (!TryReadAll(s, from, s.Argc, out var sets)) return;
         var result = Intersection(sets, limit: 0);
@@ -240,7 +240,7 @@ public static class SetCommands
         return result;
     }
 
-    public static void SInterCard(RespServerSession s)
+    public static void SInterCard(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(1), out long numKeys) || numKeys < 1) { s.WriteError("ERR numkeys should be greater than 0"); return; }
         if (numKeys > s.Argc - 2) { s.WriteError("ERR Number of keys can't be greater than number of args"); return; }
@@ -257,12 +257,12 @@ public static class SetCommands
         s.Writer.WriteInteger(Intersection(sets, limit).Count);
     }
 
-    public static void SUnion(RespServerSession s) => UnionOrDiff(s, from: 1, destination: false, union: true);
-    public static void SUnionStore(RespServerSession s) => UnionOrDiff(s, from: 2, destination: true, union: true);
-    public static void SDiff(RespServerSession s) => UnionOrDiff(s, from: 1, destination: false, union: false);
-    public static void SDiffStore(RespServerSession s) => UnionOrDiff(s, from: 2, destination: true, union: false);
+    public static void SUnion(CommandContext s) => UnionOrDiff(s, from: 1, destination: false, union: true);
+    public static void SUnionStore(CommandContext s) => UnionOrDiff(s, from: 2, destination: true, union: true);
+    public static void SDiff(CommandContext s) => UnionOrDiff(s, from: 1, destination: false, union: false);
+    public static void SDiffStore(CommandContext s) => UnionOrDiff(s, from: 2, destination: true, union: false);
 
-    private static void UnionOrDiff(RespServerSession s, int from, bool destination, bool union)
+    private static void UnionOrDiff(CommandContext s, int from, bool destination, bool union)
     {
         if (!TryReadAll(s, from, s.Argc, out var sets)) return;
         var result = new SetObject();
@@ -288,7 +288,7 @@ public static class SetCommands
 
     /// <summary>xSTORE: result becomes the destination's value (whatever its type was), or the destination is deleted
     /// when result is empty; the reply is the result's cardinality.</summary>
-    private static void Store(RespServerSession s, SetObject result, ReadOnlySpan<byte> evt)
+    private static void Store(CommandContext s, SetObject result, ReadOnlySpan<byte> evt)
     {
         long count = result.Count;
         if (count == 0) { if (s.Storage.Delete(s.Arg(1))) s.Notify(NotifyClass.Generic, "del"u8, s.Arg(1)); }
@@ -300,7 +300,7 @@ public static class SetCommands
         s.Writer.WriteInteger(count);
     }
 
-    public static void SScan(RespServerSession s)
+    public static void SScan(CommandContext s)
     {
         if (!CollectionScan.TryParse(s, out var scan)) return;
         IReadOnlyList<byte[]> members = [];
@@ -308,7 +308,7 @@ public static class SetCommands
         CollectionScan.Write(s, scan, members.Select(m => (m, (byte[]?)null)).ToList());
     }
 
-    private static void WriteSet(RespServerSession s, IReadOnlyList<byte[]> members)
+    private static void WriteSet(CommandContext s, IReadOnlyList<byte[]> members)
     {
         s.Writer.WriteSetHeader(members.Count);
         foreach (var m in members) s.Writer.WriteBulkString(m);

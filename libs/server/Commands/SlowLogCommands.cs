@@ -5,7 +5,7 @@ namespace Garnet.server.Commands;
 
 public static class SlowLogCommands
 {
-    public static void Get(RespServerSession s)
+    public static void Get(CommandContext s)
     {
         long count = 10;
         if (s.Argc == 3)
@@ -31,15 +31,15 @@ public static class SlowLogCommands
         }
     }
 
-    public static void Len(RespServerSession s) => s.Writer.WriteInteger(s.Server.SlowLog.Count);
+    public static void Len(CommandContext s) => s.Writer.WriteInteger(s.Server.SlowLog.Count);
 
-    public static void Reset(RespServerSession s)
+    public static void Reset(CommandContext s)
     {
         s.Server.SlowLog.Reset();
         s.Writer.WriteOk();
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "SLOWLOG",
+    public static void Help(CommandContext s) => HelpText.Write(s, "SLOWLOG",
     [
         "GET [<count>]",
         "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",

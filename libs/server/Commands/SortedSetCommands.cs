@@ -26,7 +26,7 @@ public static class SortedSetCommands
     private static CollectionOp<SortedSetObject> ZOp(Func<SortedSetObject, bool> apply, bool creates = false, Action? missing = null) =>
         new(ObjectKind.SortedSet, apply, creates, missing);
 
-    private static bool Run(RespServerSession s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
+    private static bool Run(CommandContext s, ReadOnlySpan<byte> key, ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
     // ---------------------------------------------------------------------------------------------
     // Scores: parsing and Redis's formatting
@@ -138,7 +138,7 @@ public static class SortedSetCommands
         return sb.ToString();
     }
 
-    internal static void WriteScore(RespServerSession s, double score)
+    internal static void WriteScore(CommandContext s, double score)
     {
         string text = FormatScore(score);
         if (s.Protocol >= 3)
@@ -151,7 +151,7 @@ public static class SortedSetCommands
     }
 
     /// <summary>Members, or members with scores: flat in RESP2, [member, score] pairs in RESP3.</summary>
-    private static void WriteElements(RespServerSession s, List<(byte[] Member, double Score)> items, bool withScores)
+    private static void WriteElements(CommandContext s, List<(byte[] Member, double Score)> items, bool withScores)
     {
         bool pairs = withScores && s.Protocol >= 3;
         s.Writer.WriteArrayHeader(items.Count * (withScores && !pairs ? 2 : 1));
@@ -197,7 +197,7 @@ public static class SortedSetCommands
     [Flags]
     private enum AddFlags { None = 0, Nx = 1, Xx = 2, Ch = 4, Incr = 8, Gt = 16, Lt = 32 }
 
-    public static void ZAdd(RespServerSession s)
+    public static void ZAdd(CommandContext s)
     {
         var flags = AddFlags.None;
         int at = 2;
@@ -220,9 +220,9 @@ public static class SortedSetCommands
         Add(s, flags, at);
     }
 
-    public static void ZIncrBy(RespServerSession s) => Add(s, AddFlags.Incr, 2);
+    public static void ZIncrBy(CommandContext s) => Add(s, AddFlags.Incr, 2);
 
-    private static void Add(RespServerSession s, AddFlags flags, int at)
+    private static void Add(CommandContext s, AddFlags flags, int at)
     {
         int pairs = (s.Argc - at) / 2;
         var scores = new double[pairs];
@@ -236,10 +236,10 @@ public static class SortedSetCommands
     }
 
     /// <summary>GEOADD's ZADD: adds or updates members with their scores (already parsed), with NX, XX and CH.</summary>
-    internal static void AddScored(RespServerSession s, bool nx, bool xx, bool ch, double[] scores, byte[][] members) =>
+    internal static void AddScored(CommandContext s, bool nx, bool xx, bool ch, double[] scores, byte[][] members) =>
         AddScored(s, (nx ? AddFlags.Nx : 0) | (xx ? AddFlags.Xx : 0) | (ch ? AddFlags.Ch : 0), scores, members);
 
-    private static void AddScored(RespServerSession s, AddFlags flags, double[] scores, byte[][] members)
+    private static void AddScored(CommandContext s, AddFlags flags, double[] scores, byte[][] members)
     {
         int pairs = scores.Length;
         bool nx = flags.HasFlag(AddFlags.Nx), xx = flags.HasFlag(AddFlags.Xx), gt = flags.HasFlag(AddFlags.Gt), lt = flags.HasFlag(AddFlags.Lt);
@@ -290,7 +290,7 @@ public static class SortedSetCommands
         else s.Writer.WriteInteger(flags.HasFlag(AddFlags.Ch) ? added + updated : added);
     }
 
-    public static void ZRem(RespServerSession s)
+    public static void ZRem(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         long removed = 0;
@@ -309,14 +309,14 @@ public static class SortedSetCommands
     // Reads of one key
     // ---------------------------------------------------------------------------------------------
 
-    public static void ZCard(RespServerSession s)
+    public static void ZCard(CommandContext s)
     {
         long n = 0;
         if (!Run(s, s.Arg(1), ZOp(z => { n = z.Count; return false; }), write: false)) return;
         s.Writer.WriteInteger(n);
     }
 
-    public static void ZCount(RespServerSession s)
+    public static void ZCount(CommandContext s)
     {
         if (!TryParseScoreBound(s.Arg(2), out var min) || !TryParseScoreBound(s.Arg(3), out var max)) { s.WriteError(NotFloatRange); return; }
         long n = 0;
@@ -325,7 +325,7 @@ public static class SortedSetCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void ZLexCount(RespServerSession s)
+    public static void ZLexCount(CommandContext s)
     {
         if (!TryParseLexBound(s.Arg(2), out var min) || !TryParseLexBound(s.Arg(3), out var max)) { s.WriteError(NotLexRange); return; }
         long n = 0;
@@ -334,7 +334,7 @@ public static class SortedSetCommands
         s.Writer.WriteInteger(n);
     }
 
-    public static void ZScore(RespServerSession s)
+    public static void ZScore(CommandContext s)
     {
         var member = s.Arg(2).ToArray();
         double? score = null;
@@ -343,7 +343,7 @@ public static class SortedSetCommands
         if (score is { } v) WriteScore(s, v); else s.Writer.WriteNull();
     }
 
-    public static void ZMScore(RespServerSession s)
+    public static void ZMScore(CommandContext s)
     {
         var members = CollectionCommand.Args(s, 2);
         var scores = new double?[members.Length];
@@ -357,10 +357,10 @@ public static class SortedSetCommands
         foreach (var sc in scores) if (sc is { } v) WriteScore(s, v); else s.Writer.WriteNull();
     }
 
-    public static void ZRank(RespServerSession s) => Rank(s, reverse: false);
-    public static void ZRevRank(RespServerSession s) => Rank(s, reverse: true);
+    public static void ZRank(CommandContext s) => Rank(s, reverse: false);
+    public static void ZRevRank(CommandContext s) => Rank(s, reverse: true);
 
-    private static void Rank(RespServerSession s, bool reverse)
+    private static void Rank(CommandContext s, bool reverse)
     {
         if (s.Argc > 4) { s.WriteError($"ERR wrong number of arguments for '{(reverse ? "zrevrank" : "zrank")}' command"); return; }
         bool withScore = false;
@@ -397,15 +397,15 @@ public static class SortedSetCommands
 
     private enum Direction { Auto, Forward, Reverse }
 
-    public static void ZRange(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Auto, Direction.Auto);
-    public static void ZRangeStore(RespServerSession s) => RangeCommand(s, 2, store: true, RangeKind.Auto, Direction.Auto);
-    public static void ZRevRange(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Rank, Direction.Reverse);
-    public static void ZRangeByScore(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Score, Direction.Forward);
-    public static void ZRevRangeByScore(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Score, Direction.Reverse);
-    public static void ZRangeByLex(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Lex, Direction.Forward);
-    public static void ZRevRangeByLex(RespServerSession s) => RangeCommand(s, 1, store: false, RangeKind.Lex, Direction.Reverse);
+    public static void ZRange(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Auto, Direction.Auto);
+    public static void ZRangeStore(CommandContext s) => RangeCommand(s, 2, store: true, RangeKind.Auto, Direction.Auto);
+    public static void ZRevRange(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Rank, Direction.Reverse);
+    public static void ZRangeByScore(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Score, Direction.Forward);
+    public static void ZRevRangeByScore(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Score, Direction.Reverse);
+    public static void ZRangeByLex(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Lex, Direction.Forward);
+    public static void ZRevRangeByLex(CommandContext s) => RangeCommand(s, 1, store: false, RangeKind.Lex, Direction.Reverse);
 
-    private static void RangeCommand(RespServerSession s, int keyIndex, bool store, RangeKind kind, Direction direction)
+    private static void RangeCommand(CommandContext s, int keyIndex, bool store, RangeKind kind, Direction direction)
     {
         int minIndex = keyIndex + 1, maxIndex = keyIndex + 2;
         bool withScores = false;
@@ -491,7 +491,7 @@ public static class SortedSetCommands
 
     /// <summary>Stores sorted (ordered, distinct) elements at dest, replacing its value, or deletes dest when there are
     /// none; replies with the count (the store commands).</summary>
-    internal static void Store(RespServerSession s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted, ReadOnlySpan<byte> evt)
+    internal static void Store(CommandContext s, ReadOnlySpan<byte> dest, List<(byte[] Member, double Score)> sorted, ReadOnlySpan<byte> evt)
     {
         if (sorted.Count == 0) { if (s.Storage.Delete(dest)) s.Notify(NotifyClass.Generic, "del"u8, dest); }
         else
@@ -506,7 +506,7 @@ public static class SortedSetCommands
     // ZREMRANGEBY*
     // ---------------------------------------------------------------------------------------------
 
-    public static void ZRemRangeByRank(RespServerSession s)
+    public static void ZRemRangeByRank(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long stop)) { s.WriteError(NotInteger); return; }
         RemoveRange(s, z =>
@@ -516,19 +516,19 @@ public static class SortedSetCommands
         }, "zremrangebyrank"u8);
     }
 
-    public static void ZRemRangeByScore(RespServerSession s)
+    public static void ZRemRangeByScore(CommandContext s)
     {
         if (!TryParseScoreBound(s.Arg(2), out var min) || !TryParseScoreBound(s.Arg(3), out var max)) { s.WriteError(NotFloatRange); return; }
         RemoveRange(s, z => z.ScoreRange(min, max), "zremrangebyscore"u8);
     }
 
-    public static void ZRemRangeByLex(RespServerSession s)
+    public static void ZRemRangeByLex(CommandContext s)
     {
         if (!TryParseLexBound(s.Arg(2), out var min) || !TryParseLexBound(s.Arg(3), out var max)) { s.WriteError(NotLexRange); return; }
         RemoveRange(s, z => z.LexRange(min, max), "zremrangebylex"u8);
     }
 
-    private static void RemoveRange(RespServerSession s, Func<SortedSetObject, (long First, long Last)> range, ReadOnlySpan<byte> evt)
+    private static void RemoveRange(CommandContext s, Func<SortedSetObject, (long First, long Last)> range, ReadOnlySpan<byte> evt)
     {
         long removed = 0;
         var op = ZOp(z =>
@@ -549,10 +549,10 @@ public static class SortedSetCommands
     // ZPOPMIN, ZPOPMAX, ZMPOP
     // ---------------------------------------------------------------------------------------------
 
-    public static void ZPopMin(RespServerSession s) => PopCommand(s, max: false);
-    public static void ZPopMax(RespServerSession s) => PopCommand(s, max: true);
+    public static void ZPopMin(CommandContext s) => PopCommand(s, max: false);
+    public static void ZPopMax(CommandContext s) => PopCommand(s, max: true);
 
-    private static void PopCommand(RespServerSession s, bool max)
+    private static void PopCommand(CommandContext s, bool max)
     {
         if (s.Argc > 3) { s.WriteError(Syntax); return; }
         long count = -1;
@@ -574,7 +574,7 @@ public static class SortedSetCommands
     }
 
     /// <summary>Pops up to count elements from one end of key; null after writing an error.</summary>
-    internal static List<(byte[] Member, double Score)>? Pop(RespServerSession s, ReadOnlySpan<byte> key, bool max, long count, out bool exists)
+    internal static List<(byte[] Member, double Score)>? Pop(CommandContext s, ReadOnlySpan<byte> key, bool max, long count, out bool exists)
     {
         var popped = TryPop(s, key, max, count, s.Database, out string? error);
         exists = popped is not null;
@@ -584,7 +584,7 @@ public static class SortedSetCommands
 
     /// <summary>Pops up to count elements from one end of key's sorted set in database db: null when the key holds no
     /// sorted set; error is set (and nothing changed) for a key of another type.</summary>
-    internal static List<(byte[] Member, double Score)>? TryPop(RespServerSession s, ReadOnlySpan<byte> key, bool max, long count, int db, out string? error)
+    internal static List<(byte[] Member, double Score)>? TryPop(CommandContext s, ReadOnlySpan<byte> key, bool max, long count, int db, out string? error)
     {
         var popped = new List<(byte[] Member, double Score)>();
         bool found = false;
@@ -601,7 +601,7 @@ public static class SortedSetCommands
         return found && error is null ? popped : null;
     }
 
-    public static void ZMPop(RespServerSession s)
+    public static void ZMPop(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(1), out long numKeys) || numKeys < 1) { s.WriteError("ERR numkeys should be greater than 0"); return; }
         if (numKeys >= s.Argc - 2) { s.WriteError(Syntax); return; }
@@ -644,7 +644,7 @@ public static class SortedSetCommands
     // ZRANDMEMBER, ZSCAN
     // ---------------------------------------------------------------------------------------------
 
-    public static void ZRandMember(RespServerSession s)
+    public static void ZRandMember(CommandContext s)
     {
         bool withCount = s.Argc >= 3;
         long count = 1;
@@ -708,14 +708,14 @@ public static class SortedSetCommands
         return result;
     }
 
-    private static void WritePick(RespServerSession s, (byte[] Member, double Score) p, bool withScores, bool pairs)
+    private static void WritePick(CommandContext s, (byte[] Member, double Score) p, bool withScores, bool pairs)
     {
         if (pairs) s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(p.Member);
         if (withScores) WriteScore(s, p.Score);
     }
 
-    public static void ZScan(RespServerSession s)
+    public static void ZScan(CommandContext s)
     {
         if (!CollectionScan.TryParse(s, out var scan)) return;
         List<(byte[], byte[]?)> entries = [];
@@ -736,13 +736,13 @@ public static class SortedSetCommands
 
     private enum Aggregate { Sum, Min, Max }
 
-    public static void ZUnion(RespServerSession s) => SetCommand(s, SetOp.Union, store: false, "zunion");
-    public static void ZInter(RespServerSession s) => SetCommand(s, SetOp.Inter, store: false, "zinter");
-    public static void ZDiff(RespServerSession s) => SetCommand(s, SetOp.Diff, store: false, "zdiff");
-    public static void ZUnionStore(RespServerSession s) => SetCommand(s, SetOp.Union, store: true, "zunionstore");
-    public static void ZInterStore(RespServerSession s) => SetCommand(s, SetOp.Inter, store: true, "zinterstore");
-    public static void ZDiffStore(RespServerSession s) => SetCommand(s, SetOp.Diff, store: true, "zdiffstore");
-    public static void ZInterCard(RespServerSession s) => SetCommand(s, SetOp.Inter, store: false, "zintercard", cardinalityOnly: true);
+    public static void ZUnion(CommandContext s) => SetCommand(s, SetOp.Union, store: false, "zunion");
+    public static void ZInter(CommandContext s) => SetCommand(s, SetOp.Inter, store: false, "zinter");
+    public static void ZDiff(CommandContext s) => SetCommand(s, SetOp.Diff, store: false, "zdiff");
+    public static void ZUnionStore(CommandContext s) => SetCommand(s, SetOp.Union, store: true, "zunionstore");
+    public static void ZInterStore(CommandContext s) => SetCommand(s, SetOp.Inter, store: true, "zinterstore");
+    public static void ZDiffStore(CommandContext s) => SetCommand(s, SetOp.Diff, store: true, "zdiffstore");
+    public static void ZInterCard(CommandContext s) => SetCommand(s, SetOp.Inter, store: false, "zintercard", cardinalityOnly: true);
 
     private sealed class Source
     {
@@ -751,7 +751,7 @@ public static class SortedSetCommands
         public double Weight = 1;
     }
 
-    private static void SetCommand(RespServerSession s, SetOp setOp, bool store, string name, bool cardinalityOnly = false)
+    private static void SetCommand(CommandContext s, SetOp setOp, bool store, string name, bool cardinalityOnly = false)
     {
         int numKeysIndex = store ? 2 : 1;
         if (!NumberParsing.TryParseInt64(s.Arg(numKeysIndex), out long setNum)) { s.WriteError(NotInteger); return; }
@@ -829,7 +829,7 @@ public static class SortedSetCommands
     private static CollectionOp<SetObject> AsSet(Action<SetObject> read) => new(ObjectKind.Set, set => { read(set); return false; });
 
     /// <summary>Every element of the source at argIndex (empty when the key is missing; a set's members score 1).</summary>
-    private static List<(byte[] Member, double Score)> Snapshot(RespServerSession s, int argIndex)
+    private static List<(byte[] Member, double Score)> Snapshot(CommandContext s, int argIndex)
     {
         var items = new List<(byte[] Member, double Score)>();
         var op = ZOp(z => { items.Clear(); items.AddRange(z.Entries); return false; });
@@ -840,7 +840,7 @@ public static class SortedSetCommands
     }
 
     /// <summary>The scores members have in the source at argIndex (NaN for a member it lacks).</summary>
-    private static double[] Lookup(RespServerSession s, int argIndex, List<(byte[] Member, double Score)> members)
+    private static double[] Lookup(CommandContext s, int argIndex, List<(byte[] Member, double Score)> members)
     {
         var found = new double[members.Count];
         var op = ZOp(z =>
@@ -876,7 +876,7 @@ public static class SortedSetCommands
         return double.IsNaN(v) ? 0 : v; // inf x 0
     }
 
-    private static List<(byte[] Member, double Score)> Intersect(RespServerSession s, Source[] sources, Aggregate aggregate)
+    private static List<(byte[] Member, double Score)> Intersect(CommandContext s, Source[] sources, Aggregate aggregate)
     {
         var ordered = sources.OrderBy(x => x.Count).ToArray(); // smallest first: the candidates (Redis's order too)
         if (ordered[0].Count == 0) return [];
@@ -898,7 +898,7 @@ public static class SortedSetCommands
         return result;
     }
 
-    private static List<(byte[] Member, double Score)> Union(RespServerSession s, Source[] sources, Aggregate aggregate)
+    private static List<(byte[] Member, double Score)> Union(CommandContext s, Source[] sources, Aggregate aggregate)
     {
         var accumulator = new Dictionary<byte[], double>(ByteArrayComparer.Instance);
         foreach (var src in sources.OrderBy(x => x.Count))
@@ -913,7 +913,7 @@ public static class SortedSetCommands
         return accumulator.Select(kv => (kv.Key, kv.Value)).ToList();
     }
 
-    private static List<(byte[] Member, double Score)> Difference(RespServerSession s, Source[] sources)
+    private static List<(byte[] Member, double Score)> Difference(CommandContext s, Source[] sources)
     {
         if (sources[0].Count == 0) return [];
         var candidates = Snapshot(s, sources[0].ArgIndex);

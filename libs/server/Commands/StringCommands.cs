@@ -15,9 +15,9 @@ public static class StringCommands
     private const string NotInteger = StringFunctions.NotInteger;
 
     /// <summary>The server's clock (the replay's during AOF replay).</summary>
-    internal static long NowMs(RespServerSession s) => s.Server.Store.Clock.NowMs;
+    internal static long NowMs(CommandContext s) => s.Server.Store.Clock.NowMs;
 
-    private static StringInput Input(RespServerSession s, StringOp op, int valueArg = -1)
+    private static StringInput Input(CommandContext s, StringOp op, int valueArg = -1)
     {
         var input = new StringInput { Op = op };
         if (valueArg >= 0) s.ArgLocation(valueArg, out input.Data, out input.Offset, out input.Length);
@@ -25,7 +25,7 @@ public static class StringCommands
     }
 
     /// <summary>Runs an RMW that captures the previous value (SET GET, GETSET, GETDEL, GETEX) and replies with it, or nil.</summary>
-    private static bool RmwReplyingOld(RespServerSession s, ref StringInput input)
+    private static bool RmwReplyingOld(CommandContext s, ref StringInput input)
     {
         s.Storage.Rmw(s.Arg(1), ref input);
         s.CountKeyLookup(s.Storage.Result.Old is not null, s.Arg(1));
@@ -39,13 +39,13 @@ public static class StringCommands
     private static bool Wrote(Status st) => (st & (Status.Created | Status.InPlaceUpdated | Status.CopyUpdated | Status.Deleted)) != 0;
 
     /// <summary>SET's events: "set", and "expire" when it gave the key a time to live.</summary>
-    private static void NotifySet(RespServerSession s, ReadOnlySpan<byte> key, bool withExpire)
+    private static void NotifySet(CommandContext s, ReadOnlySpan<byte> key, bool withExpire)
     {
         s.Notify(NotifyClass.String, "set"u8, key);
         if (withExpire) s.Notify(NotifyClass.Generic, "expire"u8, key);
     }
 
-    private static bool ReportError(RespServerSession s)
+    private static bool ReportError(CommandContext s)
     {
         var e = s.Storage.Result.Error;
         if (e is null) return false;
@@ -53,7 +53,7 @@ public static class StringCommands
         return true;
     }
 
-    public static void Get(RespServerSession s)
+    public static void Get(CommandContext s)
     {
         var input = Input(s, StringOp.Get);
         // A key on disk: the read is issued and the command finishes when it completes, holding no thread meanwhile
@@ -76,16 +76,16 @@ public static class StringCommands
         FinishGet(s, st, s.Arg(1));
     }
 
-    private static void FinishGet(RespServerSession s, Status st, ReadOnlySpan<byte> key)
+    private static void FinishGet(CommandContext s, Status st, ReadOnlySpan<byte> key)
     {
         s.CountKeyLookup(st.IsFound(), key);
         if (ReportError(s)) return;
         if (!st.IsFound()) s.Writer.WriteNull();
     }
 
-    public static void StrLen(RespServerSession s) => StrLen(s, countLookup: true);
+    public static void StrLen(CommandContext s) => StrLen(s, countLookup: true);
 
-    private static void StrLen(RespServerSession s, bool countLookup)
+    private static void StrLen(CommandContext s, bool countLookup)
     {
         var input = Input(s, StringOp.StrLen);
         var st = s.Storage.Read(s.Arg(1), ref input);
@@ -94,7 +94,7 @@ public static class StringCommands
         s.Writer.WriteInteger(st.IsFound() ? s.Storage.Result.Number : 0);
     }
 
-    public static void GetRange(RespServerSession s)
+    public static void GetRange(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long start) || !NumberParsing.TryParseInt64(s.Arg(3), out long end))
         {
@@ -111,7 +111,7 @@ public static class StringCommands
     }
 
     /// <summary>EX/PX/EXAT/PXAT value to Unix ms; false (with Redis's error) when invalid.</summary>
-    internal static bool TryExpiration(RespServerSession s, ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
+    internal static bool TryExpiration(CommandContext s, ReadOnlySpan<byte> unit, ReadOnlySpan<byte> arg, string command, out long at)
     {
         if (ExpirationError(unit, arg, command, NowMs(s), out at) is not { } error) return true;
         s.WriteError(error);
@@ -138,7 +138,7 @@ public static class StringCommands
 
     internal static bool Ascii(ReadOnlySpan<byte> a, string upper) => System.Text.Ascii.EqualsIgnoreCase(a, upper);
 
-    public static void Set(RespServerSession s)
+    public static void Set(CommandContext s)
     {
         var flags = SetFlags.None;
         long at = 0;
@@ -190,7 +190,7 @@ public static class StringCommands
     }
 
     /// <summary>The AOF gets an absolute expiry (SET key value PXAT ms), so a replay later means the same moment.</summary>
-    private static void PropagateSetAt(RespServerSession s, long at, SetFlags flags)
+    private static void PropagateSetAt(CommandContext s, long at, SetFlags flags)
     {
         var args = new List<ArgRef> { ArgRef.Of("SET"), ArgRef.Of(1), ArgRef.Of(s.Argc == 4 && !Ascii(s.Arg(0), "SET") ? 3 : 2), ArgRef.Of("PXAT"), ArgRef.Of(at.ToString()) };
         if ((flags & SetFlags.Nx) != 0) args.Add(ArgRef.Of("NX"));
@@ -198,7 +198,7 @@ public static class StringCommands
         s.PropagateAs([.. args]);
     }
 
-    public static void SetNx(RespServerSession s)
+    public static void SetNx(CommandContext s)
     {
         var input = Input(s, StringOp.Set, 2);
         input.Flags = (byte)SetFlags.Nx;
@@ -208,10 +208,10 @@ public static class StringCommands
         s.Writer.WriteInteger((status & Status.Created) != 0 ? 1 : 0);
     }
 
-    public static void SetEx(RespServerSession s) => SetWithTtl(s, "EX", "setex");
-    public static void PSetEx(RespServerSession s) => SetWithTtl(s, "PX", "psetex");
+    public static void SetEx(CommandContext s) => SetWithTtl(s, "EX", "setex");
+    public static void PSetEx(CommandContext s) => SetWithTtl(s, "PX", "psetex");
 
-    private static void SetWithTtl(RespServerSession s, string unit, string command)
+    private static void SetWithTtl(CommandContext s, string unit, string command)
     {
         if (!TryExpiration(s, System.Text.Encoding.ASCII.GetBytes(unit), s.Arg(2), command, out long at)) return;
         PropagateSetAt(s, at, SetFlags.None);
@@ -220,21 +220,21 @@ public static class StringCommands
         s.Writer.WriteOk();
     }
 
-    public static void GetSet(RespServerSession s)
+    public static void GetSet(CommandContext s)
     {
         var input = Input(s, StringOp.Set, 2);
         input.Flags = (byte)SetFlags.Get;
         if (RmwReplyingOld(s, ref input)) NotifySet(s, s.Arg(1), withExpire: false);
     }
 
-    public static void GetDel(RespServerSession s)
+    public static void GetDel(CommandContext s)
     {
         // One RMW: the value is taken and the key deleted under the same lock (two GETDELs cannot both get it).
         var input = Input(s, StringOp.GetDel);
         if (RmwReplyingOld(s, ref input) && (s.Storage.Result.Status & Status.Deleted) != 0) s.Notify(NotifyClass.Generic, "del"u8, s.Arg(1));
     }
 
-    public static void GetEx(RespServerSession s)
+    public static void GetEx(CommandContext s)
     {
         var input = Input(s, StringOp.GetEx);
         bool option = false;
@@ -273,7 +273,7 @@ public static class StringCommands
         else s.Notify(NotifyClass.Generic, input.Number <= NowMs(s) ? "del"u8 : "expire"u8, s.Arg(1));
     }
 
-    public static void MGet(RespServerSession s)
+    public static void MGet(CommandContext s)
     {
         s.Writer.WriteArrayHeader(s.Argc - 1);
         for (int i = 1; i < s.Argc; i++)
@@ -285,7 +285,7 @@ public static class StringCommands
         }
     }
 
-    public static void MSet(RespServerSession s)
+    public static void MSet(CommandContext s)
     {
         if ((s.Argc - 1) % 2 != 0) { s.WriteError("ERR wrong number of arguments for 'mset' command"); return; }
         for (int i = 1; i < s.Argc; i += 2)
@@ -296,7 +296,7 @@ public static class StringCommands
         s.Writer.WriteOk();
     }
 
-    public static void MSetNx(RespServerSession s)
+    public static void MSetNx(CommandContext s)
     {
         if ((s.Argc - 1) % 2 != 0) { s.WriteError("ERR wrong number of arguments for 'msetnx' command"); return; }
         for (int i = 1; i < s.Argc; i += 2)
@@ -312,7 +312,7 @@ public static class StringCommands
         s.Writer.WriteInteger(1);
     }
 
-    public static void Append(RespServerSession s)
+    public static void Append(CommandContext s)
     {
         var input = Input(s, StringOp.Append, 2);
         input.Number = s.Settings.Limits.ProtoMaxBulkLen; // the longest the string may grow (CVE-2021-41099)
@@ -322,7 +322,7 @@ public static class StringCommands
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
-    public static void SetRange(RespServerSession s)
+    public static void SetRange(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long offset)) { s.WriteError(NotInteger); return; }
         if (offset < 0) { s.WriteError("ERR offset is out of range"); return; }
@@ -337,23 +337,23 @@ public static class StringCommands
         s.Writer.WriteInteger(st == Status.NotFound ? 0 : s.Storage.Result.Number);
     }
 
-    public static void Incr(RespServerSession s) => IncrBy(s, 1);
-    public static void Decr(RespServerSession s) => IncrBy(s, -1);
+    public static void Incr(CommandContext s) => IncrBy(s, 1);
+    public static void Decr(CommandContext s) => IncrBy(s, -1);
 
-    public static void IncrBy(RespServerSession s)
+    public static void IncrBy(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
         IncrBy(s, d);
     }
 
-    public static void DecrBy(RespServerSession s)
+    public static void DecrBy(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(2), out long d)) { s.WriteError(NotInteger); return; }
         if (d == long.MinValue) { s.WriteError("ERR decrement would overflow"); return; }
         IncrBy(s, -d);
     }
 
-    private static void IncrBy(RespServerSession s, long delta)
+    private static void IncrBy(CommandContext s, long delta)
     {
         var input = Input(s, StringOp.IncrBy);
         input.Number = delta;
@@ -363,7 +363,7 @@ public static class StringCommands
         s.Writer.WriteInteger(s.Storage.Result.Number);
     }
 
-    public static void IncrByFloat(RespServerSession s)
+    public static void IncrByFloat(CommandContext s)
     {
         if (!NumberParsing.TryParseDouble(s.Arg(2), out double d)) { s.WriteError(StringFunctions.NotFloat); return; }
         var input = Input(s, StringOp.IncrByFloat, 2);

@@ -17,7 +17,7 @@ public static class FunctionCommands
 {
     public const byte OpcodeFunction2 = 245, OpcodeFunctionPreGa = 246;
 
-    public static void Load(RespServerSession s)
+    public static void Load(CommandContext s)
     {
         bool replace = false;
         int i = 2;
@@ -34,7 +34,7 @@ public static class FunctionCommands
         s.Writer.WriteBulkString(name);
     }
 
-    public static void Delete(RespServerSession s)
+    public static void Delete(CommandContext s)
     {
         var runner = s.Server.Scripts;
         lock (runner.Gate)
@@ -46,7 +46,7 @@ public static class FunctionCommands
         s.Writer.WriteOk();
     }
 
-    public static void Flush(RespServerSession s)
+    public static void Flush(CommandContext s)
     {
         if (s.Argc > 3 || (s.Argc == 3 && !s.ArgEquals(2, "ASYNC"u8) && !s.ArgEquals(2, "SYNC"u8)))
         {
@@ -58,7 +58,7 @@ public static class FunctionCommands
         s.Writer.WriteOk();
     }
 
-    public static void List(RespServerSession s)
+    public static void List(CommandContext s)
     {
         string? pattern = null;
         bool withCode = false;
@@ -108,7 +108,7 @@ public static class FunctionCommands
         }
     }
 
-    public static void Dump(RespServerSession s)
+    public static void Dump(CommandContext s)
     {
         var runner = s.Server.Scripts;
         byte[] payload;
@@ -133,7 +133,7 @@ public static class FunctionCommands
         }
     }
 
-    public static void Restore(RespServerSession s)
+    public static void Restore(CommandContext s)
     {
         string policy = "APPEND";
         if (s.Argc > 4) { s.WriteError("ERR syntax error"); return; }
@@ -188,7 +188,7 @@ public static class FunctionCommands
         s.Writer.WriteOk();
     }
 
-    public static void Stats(RespServerSession s)
+    public static void Stats(CommandContext s)
     {
         var runner = s.Server.Scripts;
         var w = s.Writer;
@@ -217,27 +217,27 @@ public static class FunctionCommands
         w.WriteInteger(runner.Libraries.FunctionCount);
     }
 
-    public static void Kill(RespServerSession s) => s.Server.Scripts.Kill(s, isEval: false);
+    public static void Kill(CommandContext s) => s.Server.Scripts.Kill(s.Client, isEval: false);
 
-    public static void FCall(RespServerSession s) => FCallGeneric(s, ro: false);
-    public static void FCallRo(RespServerSession s) => FCallGeneric(s, ro: true);
+    public static void FCall(CommandContext s) => FCallGeneric(s, ro: false);
+    public static void FCallRo(CommandContext s) => FCallGeneric(s, ro: true);
 
-    private static void FCallGeneric(RespServerSession s, bool ro)
+    private static void FCallGeneric(CommandContext s, bool ro)
     {
         var ka = ScriptCommands.KeysAndArgs(s, 2);
         if (ka is null) return;
         var runner = s.Server.Scripts;
         string name = s.ArgString(1);
-        runner.Run(s, () => runner.FunctionRuntime, rt =>
+        runner.Run(s.Client, () => runner.FunctionRuntime, rt =>
         {
             var f = runner.Libraries.FindFunction(name);
             if (f is null) { s.WriteError("ERR Function not found"); return null; }
             if (ro && !f.NoWrites) { s.WriteError("ERR Can not execute a script with write flag using *_ro command."); return null; }
-            return (f.Ref, new ScriptRun(s, isEval: false, readOnly: ro || f.NoWrites, f.Name));
+            return (f.Ref, new ScriptRun(s.Client, isEval: false, readOnly: ro || f.NoWrites, f.Name));
         }, ka.Value, passAsArguments: true);
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "FUNCTION",
+    public static void Help(CommandContext s) => HelpText.Write(s, "FUNCTION",
     [
         "LOAD [REPLACE] <FUNCTION CODE>",
         "    Create a new library with the given library name and code.",

@@ -12,13 +12,13 @@ internal readonly record struct ScriptArgs(int KeysAt, int NumKeys);
 
 public static class ScriptCommands
 {
-    public static void Eval(RespServerSession s) => EvalGeneric(s, sha: false, ro: false);
-    public static void EvalSha(RespServerSession s) => EvalGeneric(s, sha: true, ro: false);
-    public static void EvalRo(RespServerSession s) => EvalGeneric(s, sha: false, ro: true);
-    public static void EvalShaRo(RespServerSession s) => EvalGeneric(s, sha: true, ro: true);
+    public static void Eval(CommandContext s) => EvalGeneric(s, sha: false, ro: false);
+    public static void EvalSha(CommandContext s) => EvalGeneric(s, sha: true, ro: false);
+    public static void EvalRo(CommandContext s) => EvalGeneric(s, sha: false, ro: true);
+    public static void EvalShaRo(CommandContext s) => EvalGeneric(s, sha: true, ro: true);
 
     /// <summary>Reads "numkeys key... arg..." starting at index first; null after writing the error.</summary>
-    internal static ScriptArgs? KeysAndArgs(RespServerSession s, int first)
+    internal static ScriptArgs? KeysAndArgs(CommandContext s, int first)
     {
         if (!long.TryParse(s.Arg(first), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long numkeys))
         {
@@ -30,7 +30,7 @@ public static class ScriptCommands
         return new ScriptArgs(first + 1, (int)numkeys);
     }
 
-    private static void EvalGeneric(RespServerSession s, bool sha, bool ro)
+    private static void EvalGeneric(CommandContext s, bool sha, bool ro)
     {
         var ka = KeysAndArgs(s, 2);
         if (ka is null) return;
@@ -43,7 +43,7 @@ public static class ScriptCommands
             // the stored string when known (no allocation); the cache is looked up again under the gate
             if (!runner.Cache.TryGet(s.Arg(1), out hash, out _)) hash = s.ArgString(1).ToLowerInvariant();
         }
-        runner.Run(s, () => runner.EvalRuntime, rt =>
+        runner.Run(s.Client, () => runner.EvalRuntime, rt =>
         {
             var entry = Lookup(s, runner, rt, hash, body);
             if (entry is null) return null;
@@ -53,12 +53,12 @@ public static class ScriptCommands
                 s.WriteError("ERR Can not execute a script with write flag using *_ro command.");
                 return null;
             }
-            return (entry.Ref!.Value, new ScriptRun(s, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, hash));
+            return (entry.Ref!.Value, new ScriptRun(s.Client, isEval: true, readOnly: ro || (flags & ScriptFlags.NoWrites) != 0, hash));
         }, ka.Value, passAsArguments: false);
     }
 
     /// <summary>The cached script (compiled in rt), compiling body when it is new; null after writing the error.</summary>
-    private static ScriptCache.Entry? Lookup(RespServerSession s, ScriptRunner runner, LuaRuntime rt, string hash, byte[]? body)
+    private static ScriptCache.Entry? Lookup(CommandContext s, ScriptRunner runner, LuaRuntime rt, string hash, byte[]? body)
     {
         if (runner.Cache.TryGet(hash, out var entry) && entry.Ref is not null) return entry;
         if (entry is null && body is null)
@@ -70,7 +70,7 @@ public static class ScriptCommands
         return Compile(s, runner, rt, hash, body);
     }
 
-    private static ScriptCache.Entry? Compile(RespServerSession s, ScriptRunner runner, LuaRuntime rt, string hash, byte[] body)
+    private static ScriptCache.Entry? Compile(CommandContext s, ScriptRunner runner, LuaRuntime rt, string hash, byte[] body)
     {
         var flags = ScriptCache.ParseShebang(body, library: false, out int shebang, out _, out string? error);
         if (flags is null) { s.WriteError("ERR " + error); return null; }
@@ -85,7 +85,7 @@ public static class ScriptCommands
         return entry;
     }
 
-    public static void Load(RespServerSession s)
+    public static void Load(CommandContext s)
     {
         var runner = s.Server.Scripts;
         var body = s.Arg(2).ToArray();
@@ -97,7 +97,7 @@ public static class ScriptCommands
         s.Writer.WriteBulkString(hash);
     }
 
-    public static void Exists(RespServerSession s)
+    public static void Exists(CommandContext s)
     {
         var runner = s.Server.Scripts;
         s.Writer.WriteArrayHeader(s.Argc - 2);
@@ -105,7 +105,7 @@ public static class ScriptCommands
             for (int i = 2; i < s.Argc; i++) s.Writer.WriteInteger(runner.Cache.TryGet(s.ArgString(i).ToLowerInvariant(), out _) ? 1 : 0);
     }
 
-    public static void Flush(RespServerSession s)
+    public static void Flush(CommandContext s)
     {
         if (s.Argc > 3 || (s.Argc == 3 && !s.ArgEquals(2, "ASYNC"u8) && !s.ArgEquals(2, "SYNC"u8)))
         {
@@ -116,9 +116,9 @@ public static class ScriptCommands
         s.Writer.WriteOk();
     }
 
-    public static void Kill(RespServerSession s) => s.Server.Scripts.Kill(s, isEval: true);
+    public static void Kill(CommandContext s) => s.Server.Scripts.Kill(s.Client, isEval: true);
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "SCRIPT",
+    public static void Help(CommandContext s) => HelpText.Write(s, "SCRIPT",
     [
         "EVAL <script> <numkeys> [<key> [<key> ...]] [<arg> [<arg> ...]]",
         "    Execute a Lua script.",

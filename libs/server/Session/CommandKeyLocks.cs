@@ -31,7 +31,7 @@ internal sealed class CommandKeyLocks
     public bool TryReadOptimistically(CommandDefinition cmd, RespServerSession s)
     {
         if ((cmd.Flags & CommandFlags.Write) != 0 || cmd.LocksKeysExclusively) return false;
-        var keys = cmd.KeysOf(s);
+        var keys = cmd.KeysOf(s.Context);
         if (keys.First != keys.LastIndex(s.Argc)) return false;
         return TryReadOptimistically(KeyLocks.StripeOf(s.Arg(keys.First)));
     }
@@ -55,7 +55,7 @@ internal sealed class CommandKeyLocks
     /// <summary>Takes the stripes of the command's keys. Returns false when the command names no key.</summary>
     public bool Acquire(CommandDefinition cmd, RespServerSession s, bool orderWrites)
     {
-        var keys = cmd.KeysOf(s);
+        var keys = cmd.KeysOf(s.Context);
         int argc = s.Argc;
         int last = keys.LastIndex(argc);
         int step = keys.Stride;

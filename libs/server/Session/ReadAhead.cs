@@ -111,7 +111,7 @@ internal sealed class ReadAhead
             for (int i = first; i < first + count; i++) any |= st.ReadAhead(_session.Arg(i));
             return any;
         }
-        var keys = cmd.KeysOf(_session);
+        var keys = cmd.KeysOf(_session.Context);
         byte kind = ObjectKindNeeded(cmd);
         bool forRead = (cmd.Flags & CommandFlags.ReadOnly) != 0;
         for (int i = keys.First, last = keys.LastIndex(_session.Argc); i <= last; i += keys.Stride) any |= st.ReadAhead(_session.Arg(i), kind, forRead);

@@ -44,7 +44,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Authenticated = !server.Settings.PasswordRequired;
         // A connection sends its replies segment by segment, so a large value is sent from where it is stored (GET).
         Writer.AllowReferences = connection is not DetachedChannel;
+        Context = new CommandContext(this);
     }
+
+    /// <summary>What this connection's command handlers see (one, reused for every command).</summary>
+    public CommandContext Context { get; }
 
     public RespServer Server { get; }
     public ServerSettings Settings => Server.Settings;
@@ -192,33 +196,16 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private Storage.StorageSession? _storage;
     private CommandKeyLocks? _keyLocks;
-    private Persistence.ArgRef[]? _propagateAs;
-    private bool _propagateNothing;
     private long _aofLsn;
 
-    /// <summary>Logs the running write command to the AOF in this form instead of as sent (e.g. a relative expiry made
-    /// absolute, so that a replay means the same).</summary>
-    public void PropagateAs(params Persistence.ArgRef[] args) => _propagateAs = args;
+    /// <summary>What the running write propagates (the handler states it through its CommandContext).</summary>
+    internal Propagation Propagation { get; } = new();
 
     /// <summary>For work done off the command's run (a served blocked client): logs args to the AOF, and the client's reply
     /// then waits until they are durable (--aof-fsync always), as a command's reply does.</summary>
     internal void AppendToAof(ArgRef[] args)
     {
         if (Server.Aof is { } aof) _aofLsn = aof.Append(Database, this, args);
-    }
-
-    /// <summary>The running write command changed nothing: it is not logged.</summary>
-    public void PropagateNothing() => _propagateNothing = true;
-
-    private List<ArgRef[]>? _propagateMany;
-
-    /// <summary>Logs the running write command as these commands (none: nothing), in one AOF block when several (as
-    /// Redis propagates XREADGROUP and XCLAIM as XCLAIMs and XGROUP SETID).</summary>
-    public void PropagateMany(List<ArgRef[]> commands)
-    {
-        if (commands.Count == 0) { _propagateNothing = true; return; }
-        if (commands.Count == 1) { _propagateAs = commands[0]; return; }
-        _propagateMany = commands;
     }
 
     /// <summary>AppendToAof for several commands (one block, replayed whole or not at all).</summary>
@@ -239,13 +226,13 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     // ---- a command that finishes once its disk read has (GET of a key on disk): no Task, no closure ----
-    private Action<RespServerSession, Exception?>? _deferredReads;
+    private Action<CommandContext, Exception?>? _deferredReads;
     private DeferredReads? _readsWait;
 
     /// <summary>For a handler whose Read was deferred (StorageSession.DeferPending) and went to disk: reply(session, error)
     /// writes its reply once the read has completed (error: what the read threw), on this connection's thread. As
     /// ReplyWhenDone, without allocating.</summary>
-    public void ReplyWhenReadsDone(Action<RespServerSession, Exception?> reply) => _deferredReads = reply;
+    public void ReplyWhenReadsDone(Action<CommandContext, Exception?> reply) => _deferredReads = reply;
 
     /// <summary>A deferred command's reply is still to come (ReplyWhenDone or ReplyWhenReadsDone).</summary>
     private bool HasDeferred => _deferredWork is not null || _deferredReads is not null;
@@ -298,14 +285,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     // ---- commands whose work runs off this connection's thread (SAVE, COMPACT, FLUSHALL SYNC, SHUTDOWN) ----
     private Task? _deferredWork;
-    private Action<RespServerSession, Task>? _deferredReply;
+    private Action<CommandContext, Task>? _deferredReply;
 
     /// <summary>
     /// For a handler whose work may take long: it writes no reply itself; reply(session, work) writes it once work has
     /// completed (faulted or not). No later command of this client runs before that, and the thread that served this
     /// connection is free meanwhile (it serves other connections): the connection awaits the work in BeforeSendAsync.
     /// </summary>
-    public void ReplyWhenDone(Task work, Action<RespServerSession, Task> reply)
+    public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply)
     {
         _deferredWork = work;
         _deferredReply = reply;
@@ -339,12 +326,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         await WaitDurableAsync().ConfigureAwait(false);
     }
 
-    private void WriteDeferredReply(Task work, Action<RespServerSession, Task> reply) => WriteDeferredReply(reply, work);
+    private void WriteDeferredReply(Task work, Action<CommandContext, Task> reply) => WriteDeferredReply(reply, work);
 
-    private void WriteDeferredReply<TState>(Action<RespServerSession, TState> reply, TState state)
+    private void WriteDeferredReply<TState>(Action<CommandContext, TState> reply, TState state)
     {
         int mark = Writer.Length;
-        try { reply(this, state); }
+        try { reply(Context, state); }
         catch (Exception ex)
         {
             Writer.Truncate(mark);
@@ -634,7 +621,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
         if (_transaction is { InMulti: true } && !cmd.RunsInMulti)
         {
-            TransactionCommands.Queue(this, cmd);
+            TransactionCommands.Queue(Context, cmd);
             return;
         }
         // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY
@@ -807,7 +794,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
         if (_pubsub is { Total: > 0 } && Protocol == 2 && !PubSubCommands.AllowedWhileSubscribed(cmd))
         {
-            PubSubCommands.RefuseWhileSubscribed(this, cmd);
+            PubSubCommands.RefuseWhileSubscribed(Context, cmd);
             return false;
         }
         return true;
@@ -866,12 +853,10 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         long started = _timer.Start(Server, mayGroup);
         try
         {
-            _propagateAs = null;
-            _propagateMany = null;
-            _propagateNothing = false;
+            Propagation.Begin();
             long hitsBefore = _keyspaceHits, missesBefore = _keyspaceMisses;
             FaultPoints.Hit("command"); // test seam: a handler's failure
-            cmd.Handler!(this);
+            cmd.Handler!(Context);
             if (_optimisticRead)
             {
                 _optimisticRead = false;
@@ -885,7 +870,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     _keyspaceMisses = missesBefore;
                     LeaveBatchEpoch(); // the stripe may make it wait
                     _keyLocks.Acquire(cmd, this, orderWrites: false);
-                    try { cmd.Handler!(this); }
+                    try { cmd.Handler!(Context); }
                     finally { _keyLocks.Release(); }
                 }
             }
@@ -894,17 +879,13 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 _writes++;
                 // Logged while the command's keys are still locked (writes exclusively when the AOF is on): the AOF has each
                 // key's writes in the order they ran.
-                if (Server.Aof is { } aof && !_propagateNothing)
+                if (Server.Aof is { } aof && !Propagation.IsNothing)
                 {
-                    if (_propagateMany is { } many)
-                    {
-                        if (_transactionLog is not null) foreach (var c in many) _transactionLog.Add((Database, AofLog.Materialize(this, c)));
-                        else _aofLsn = aof.AppendTransaction(many.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
-                    }
-                    else if (_transactionLog is not null) _transactionLog.Add((Database, AofLog.Materialize(this, _propagateAs)));
-                    else _aofLsn = aof.Append(Database, this, _propagateAs);
+                    if (_transactionLog is not null) Propagation.Materialize(this, _transactionLog);
+                    else if (Propagation.Several is { } many) _aofLsn = aof.AppendTransaction(many.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
+                    else _aofLsn = aof.Append(Database, this, Propagation.Rewrite);
                 }
-                if (!_propagateNothing && cmd.HasStoreKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
+                if (!Propagation.IsNothing && cmd.HasStoreKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
             }
             else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.HasStoreKeys && _errors == errorsBefore)
                 RememberReads(cmd);
@@ -940,7 +921,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
     private void KeysChanged(CommandDefinition cmd)
     {
-        var keys = cmd.KeysOf(this);
+        var keys = cmd.KeysOf(Context);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) KeyChanged(Database, Arg(i));
     }
 
@@ -953,7 +934,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void RememberReads(CommandDefinition cmd)
     {
-        var keys = cmd.KeysOf(this);
+        var keys = cmd.KeysOf(Context);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Tracking.Remember(this, Arg(i));
     }
 
@@ -1048,7 +1029,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private void SignalBlocked(CommandDefinition cmd)
     {
-        var keys = cmd.KeysOf(this);
+        var keys = cmd.KeysOf(Context);
         for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Blocked.Signal(Database, Arg(i));
     }
 
@@ -1083,7 +1064,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         _transaction?.Discard();
         if (IsMonitor) Server.Monitors.Remove(this);
         if (_tracking is { On: true }) Server.Tracking.Disable(this, _tracking);
-        if (_pubsub is not null) PubSubCommands.UnsubscribeAll(this, notify: false);
+        if (_pubsub is not null) PubSubCommands.UnsubscribeAll(Context, notify: false);
         Server.Clients.Remove(this);
         Server.Stats.Retire(new Metrics.CounterTotals(CommandsProcessed, ErrorReplies, NetInputBytes, NetOutputBytes, KeyspaceHits, KeyspaceMisses), WritesApplied);
         _storage?.Dispose();

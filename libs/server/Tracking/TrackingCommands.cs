@@ -9,7 +9,7 @@ namespace Garnet.server.Tracking;
 
 public static class TrackingCommands
 {
-    public static void Tracking(RespServerSession s)
+    public static void Tracking(CommandContext s)
     {
         long redirect = 0;
         bool bcast = false, optIn = false, optOut = false, noLoop = false;
@@ -31,7 +31,7 @@ public static class TrackingCommands
             else if (s.ArgEquals(j, "PREFIX"u8) && more) prefixes.Add(s.Arg(++j).ToArray());
             else { s.WriteError("ERR syntax error"); return; }
         }
-        var t = s.Tracking;
+        var t = s.Client.Tracking;
         if (s.ArgEquals(2, "ON"u8))
         {
             if (!bcast && prefixes.Count > 0) { s.WriteError("ERR PREFIX option requires BCAST mode to be enabled"); return; }
@@ -48,9 +48,9 @@ public static class TrackingCommands
                 return;
             }
             if (bcast && PrefixCollision(t, prefixes) is { } error) { s.WriteError(error); return; }
-            s.Server.Tracking.Enable(s, t, redirect, bcast, optIn, optOut, noLoop, prefixes);
+            s.Server.Tracking.Enable(s.Client, t, redirect, bcast, optIn, optOut, noLoop, prefixes);
         }
-        else if (s.ArgEquals(2, "OFF"u8)) s.Server.Tracking.Disable(s, t);
+        else if (s.ArgEquals(2, "OFF"u8)) s.Server.Tracking.Disable(s.Client, t);
         else { s.WriteError("ERR syntax error"); return; }
         s.Writer.WriteOk();
     }
@@ -70,9 +70,9 @@ public static class TrackingCommands
         return null;
     }
 
-    public static void Caching(RespServerSession s)
+    public static void Caching(CommandContext s)
     {
-        var t = s.TrackingIfAny;
+        var t = s.Client.TrackingIfAny;
         if (t is not { On: true }) { s.WriteError("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"); return; }
         if (s.ArgEquals(2, "YES"u8))
         {
@@ -87,11 +87,11 @@ public static class TrackingCommands
         s.Writer.WriteOk();
     }
 
-    public static void GetRedir(RespServerSession s) => s.Writer.WriteInteger(s.TrackingIfAny is { On: true } t ? t.Redirect : -1);
+    public static void GetRedir(CommandContext s) => s.Writer.WriteInteger(s.Client.TrackingIfAny is { On: true } t ? t.Redirect : -1);
 
-    public static void TrackingInfo(RespServerSession s)
+    public static void TrackingInfo(CommandContext s)
     {
-        var t = s.TrackingIfAny;
+        var t = s.Client.TrackingIfAny;
         bool on = t is { On: true };
         var flags = new List<string> { on ? "on" : "off" };
         if (on)

@@ -14,40 +14,40 @@ namespace Garnet.server.Transactions;
 
 public static class TransactionCommands
 {
-    public static void Multi(RespServerSession s)
+    public static void Multi(CommandContext s)
     {
-        var t = s.Transaction;
+        var t = s.Client.Transaction;
         if (t.InMulti) { s.WriteError("ERR MULTI calls can not be nested"); return; }
         t.Begin();
         s.Writer.WriteOk();
     }
 
-    public static void Discard(RespServerSession s)
+    public static void Discard(CommandContext s)
     {
-        var t = s.Transaction;
+        var t = s.Client.Transaction;
         if (!t.InMulti) { s.WriteError("ERR DISCARD without MULTI"); return; }
         t.Discard();
         s.Writer.WriteOk();
     }
 
-    public static void Watch(RespServerSession s)
+    public static void Watch(CommandContext s)
     {
-        var t = s.Transaction;
+        var t = s.Client.Transaction;
         if (t.InMulti) { s.WriteError("ERR WATCH inside MULTI is not allowed"); return; }
         for (int i = 1; i < s.Argc; i++) t.Watch(s.Database, s.Arg(i), KeyCommands.Exists(s, s.Arg(i)));
         s.Writer.WriteOk();
     }
 
-    public static void Unwatch(RespServerSession s)
+    public static void Unwatch(CommandContext s)
     {
-        s.Transaction.Unwatch();
+        s.Client.Transaction.Unwatch();
         s.Writer.WriteOk();
     }
 
     /// <summary>Queues the request (already checked) for EXEC.</summary>
-    internal static void Queue(RespServerSession s, CommandDefinition cmd)
+    internal static void Queue(CommandContext s, CommandDefinition cmd)
     {
-        var t = s.Transaction;
+        var t = s.Client.Transaction;
         var args = new byte[s.Argc][];
         long bytes = 0;
         for (int i = 0; i < args.Length; i++) { args[i] = s.Arg(i).ToArray(); bytes += args[i].Length + 16; }
@@ -61,9 +61,9 @@ public static class TransactionCommands
         s.Writer.WriteSimpleString("QUEUED"u8);
     }
 
-    public static void Exec(RespServerSession s)
+    public static void Exec(CommandContext s)
     {
-        var t = s.Transaction;
+        var t = s.Client.Transaction;
         if (!t.InMulti) { s.WriteError("ERR EXEC without MULTI"); return; }
         if (t.QueueingFailed)
         {
@@ -76,7 +76,7 @@ public static class TransactionCommands
         // then EXEC holds them all.
         // A script (EVAL, FCALL) may touch any key: it needs them all too.
         bool everyKey = queued.Any(q => (!q.Command.HasStoreKeys && (q.Command.Flags & (CommandFlags.Write | CommandFlags.Admin)) != 0) || (q.Command.Acl & AclCategories.Scripting) != 0);
-        var locks = s.KeyLocksOfExec;
+        var locks = s.Client.KeyLocksOfExec;
         if (everyKey) s.Server.Store.Locks.EnterAll();
         else locks.AcquireExclusive(queued.SelectMany(q => KeysOf(q.Command, q.Args)).Concat(t.WatchedKeys.Select(w => w.Key)));
         var written = new List<(int Db, byte[] Key)>();
@@ -91,17 +91,17 @@ public static class TransactionCommands
             }
             t.Discard(); // unwatches before running, as Redis: the transaction's own writes need not break anything
             s.Writer.WriteArrayHeader(queued.Length);
-            s.BeginExec();
+            s.Client.BeginExec();
             try
             {
                 foreach (var q in queued)
                 {
-                    s.RunQueued(q.Command, q.Args);
+                    s.Client.RunQueued(q.Command, q.Args);
                     if ((q.Command.Flags & CommandFlags.Write) != 0)
                         foreach (var key in KeysOf(q.Command, q.Args)) written.Add((s.Database, key));
                 }
             }
-            finally { s.EndExec(); }
+            finally { s.Client.EndExec(); }
         }
         finally
         {
@@ -114,7 +114,7 @@ public static class TransactionCommands
 
     /// <summary>A watched key that existed at WATCH and is gone now without a write touching it has expired: Redis fails
     /// the EXEC for that too.</summary>
-    private static bool WatchedKeyExpired(RespServerSession s, TransactionState t)
+    private static bool WatchedKeyExpired(CommandContext s, TransactionState t)
     {
         foreach (var w in t.WatchedKeys)
             if (w.Existed && !KeyCommands.Exists(s, w.Key, w.Db)) return true;

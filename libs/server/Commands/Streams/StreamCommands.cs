@@ -20,19 +20,19 @@ public static class StreamCommands
     internal static CollectionOp<StreamObject> Op(Func<StreamObject, bool> apply, bool creates = false, Action? missing = null) =>
         new(ObjectKind.Stream, apply, creates, missing);
 
-    internal static bool Run(RespServerSession s, ReadOnlySpan<byte> key, Storage.ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
+    internal static bool Run(CommandContext s, ReadOnlySpan<byte> key, Storage.ObjectOperation op, bool write) => CollectionCommand.Run(s, key, op, write);
 
-    internal static long NowMs(RespServerSession s) => StringCommands.NowMs(s);
+    internal static long NowMs(CommandContext s) => StringCommands.NowMs(s);
 
     /// <summary>
     /// Entry bytes one stream may keep in memory before its oldest sealed blocks go to the spill file: 1/32 of the memory
     /// budget (64 KB to 64 MB), so a stream never makes its record "heavy" for the budget and XADD stays an in-place update
     /// of a small object (docs/objects-streams.md, "Streams larger than memory").
     /// </summary>
-    internal static long HotLimit(RespServerSession s) => Math.Clamp(s.Server.Settings.MemoryBytes / 32, 64L << 10, 64L << 20);
+    internal static long HotLimit(CommandContext s) => Math.Clamp(s.Server.Settings.MemoryBytes / 32, 64L << 10, 64L << 20);
 
     /// <summary>Redis's streamParseID: "-" and "+" allowed unless strict; false after writing the error.</summary>
-    internal static bool TryParseId(RespServerSession s, int index, ulong missingSeq, bool strict, out StreamId id)
+    internal static bool TryParseId(CommandContext s, int index, ulong missingSeq, bool strict, out StreamId id)
     {
         var a = s.Arg(index);
         if (a.Length == 1 && (a[0] == '-' || a[0] == '+'))
@@ -48,7 +48,7 @@ public static class StreamCommands
     }
 
     /// <summary>An interval bound: "(" makes it exclusive (then "-"/"+" are invalid); false after writing the error.</summary>
-    internal static bool TryParseBound(RespServerSession s, int index, bool isStart, out StreamId id, out bool empty)
+    internal static bool TryParseBound(CommandContext s, int index, bool isStart, out StreamId id, out bool empty)
     {
         empty = false;
         var a = s.Arg(index);
@@ -67,7 +67,7 @@ public static class StreamCommands
     }
 
     /// <summary>Writes one entry: [id, [field, value, ...]].</summary>
-    internal static void WriteEntry(RespServerSession s, StreamEntry e)
+    internal static void WriteEntry(CommandContext s, StreamEntry e)
     {
         s.Writer.WriteArrayHeader(2);
         s.Writer.WriteBulkString(e.Id.ToBytes());
@@ -85,7 +85,7 @@ public static class StreamCommands
     }
 
     /// <summary>Redis's streamParseAddOrTrimArgsOrReply; false after writing the error.</summary>
-    private static bool TryParseTrim(RespServerSession s, bool xadd, TrimArgs t)
+    private static bool TryParseTrim(CommandContext s, bool xadd, TrimArgs t)
     {
         bool limitGiven = false;
         int i = 2;
@@ -143,7 +143,7 @@ public static class StreamCommands
         return true;
     }
 
-    public static void XAdd(RespServerSession s)
+    public static void XAdd(CommandContext s)
     {
         var t = new TrimArgs();
         if (!TryParseTrim(s, xadd: true, t)) return;
@@ -218,7 +218,7 @@ public static class StreamCommands
         return id > last;
     }
 
-    public static void XTrim(RespServerSession s)
+    public static void XTrim(CommandContext s)
     {
         var t = new TrimArgs();
         if (!TryParseTrim(s, xadd: false, t)) return;
@@ -241,10 +241,10 @@ public static class StreamCommands
     }
 
     // ---------------------------------------------------------------- XRANGE / XREVRANGE / XLEN
-    public static void XRange(RespServerSession s) => Range(s, reverse: false);
-    public static void XRevRange(RespServerSession s) => Range(s, reverse: true);
+    public static void XRange(CommandContext s) => Range(s, reverse: false);
+    public static void XRevRange(CommandContext s) => Range(s, reverse: true);
 
-    private static void Range(RespServerSession s, bool reverse)
+    private static void Range(CommandContext s, bool reverse)
     {
         int startAt = reverse ? 3 : 2, endAt = reverse ? 2 : 3;
         if (!TryParseBound(s, startAt, isStart: true, out var start, out _)) return;
@@ -275,7 +275,7 @@ public static class StreamCommands
     }
 
     /// <summary>Writes up to count (-1: all) entries of [start, end] as an array.</summary>
-    internal static int WriteRange(RespServerSession s, StreamObject st, StreamId start, StreamId end, bool reverse, long count)
+    internal static int WriteRange(CommandContext s, StreamObject st, StreamId start, StreamId end, bool reverse, long count)
     {
         if (count == 0) { s.Writer.WriteNullArray(); return 0; } // Redis: COUNT 0 (or negative) answers a null array
         var list = new List<StreamEntry>();
@@ -289,7 +289,7 @@ public static class StreamCommands
         return list.Count;
     }
 
-    public static void XLen(RespServerSession s)
+    public static void XLen(CommandContext s)
     {
         long n = 0;
         if (!Run(s, s.Arg(1), Op(st => { n = st.Length; return false; }), write: false)) return;
@@ -297,7 +297,7 @@ public static class StreamCommands
     }
 
     // ---------------------------------------------------------------- XDEL / XSETID
-    public static void XDel(RespServerSession s)
+    public static void XDel(CommandContext s)
     {
         var ids = new StreamId[s.Argc - 2];
         for (int i = 2; i < s.Argc; i++) if (!TryParseId(s, i, 0, strict: true, out ids[i - 2])) return;
@@ -314,7 +314,7 @@ public static class StreamCommands
         s.Writer.WriteInteger(deleted);
     }
 
-    public static void XSetId(RespServerSession s)
+    public static void XSetId(CommandContext s)
     {
         if (!TryParseId(s, 2, 0, strict: true, out var id)) return;
         long entriesAdded = -1;

@@ -16,22 +16,22 @@ namespace Garnet.server.Commands.Streams;
 
 public static class StreamGroupCommands
 {
-    internal static string NoGroup(RespServerSession s, int keyIndex, int groupIndex) =>
+    internal static string NoGroup(CommandContext s, int keyIndex, int groupIndex) =>
         $"NOGROUP No such key '{Text(s.Arg(keyIndex))}' or consumer group '{Text(s.Arg(groupIndex))}'";
 
     internal static string Text(ReadOnlySpan<byte> b) => Encoding.UTF8.GetString(b);
 
-    private static string NoSuchGroup(RespServerSession s) =>
+    private static string NoSuchGroup(CommandContext s) =>
         $"NOGROUP No such consumer group '{Text(s.Arg(3))}' for key name '{Text(s.Arg(2))}'";
 
     private const string RequiresKey = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.";
 
-    private static string SubcommandSyntax(RespServerSession s) =>
+    private static string SubcommandSyntax(CommandContext s) =>
         $"ERR unknown subcommand or wrong number of arguments for '{Text(s.Arg(1))}'. Try XGROUP HELP.";
 
     // ---------------------------------------------------------------- XGROUP
     /// <summary>Options after the ID of CREATE / SETID; false after writing the error.</summary>
-    private static bool TryGroupOptions(RespServerSession s, bool create, out bool mkStream, out long entriesRead)
+    private static bool TryGroupOptions(CommandContext s, bool create, out bool mkStream, out long entriesRead)
     {
         mkStream = false;
         entriesRead = ConsumerGroup.InvalidEntriesRead;
@@ -49,7 +49,7 @@ public static class StreamGroupCommands
         return true;
     }
 
-    public static void Create(RespServerSession s)
+    public static void Create(CommandContext s)
     {
         if (s.Argc > 8) { s.WriteError(SubcommandSyntax(s)); return; }
         if (!TryGroupOptions(s, create: true, out bool mkStream, out long entriesRead)) return;
@@ -71,7 +71,7 @@ public static class StreamGroupCommands
         s.Writer.WriteOk();
     }
 
-    public static void SetId(RespServerSession s)
+    public static void SetId(CommandContext s)
     {
         if (s.Argc != 5 && s.Argc != 7) { s.WriteError(SubcommandSyntax(s)); return; }
         if (!TryGroupOptions(s, create: false, out _, out long entriesRead)) return;
@@ -102,7 +102,7 @@ public static class StreamGroupCommands
         s.Writer.WriteOk();
     }
 
-    public static void Destroy(RespServerSession s)
+    public static void Destroy(CommandContext s)
     {
         string? error = null;
         bool removed = false;
@@ -123,7 +123,7 @@ public static class StreamGroupCommands
         s.Writer.WriteInteger(removed ? 1 : 0);
     }
 
-    public static void CreateConsumer(RespServerSession s)
+    public static void CreateConsumer(CommandContext s)
     {
         string? error = null;
         bool created = false;
@@ -144,7 +144,7 @@ public static class StreamGroupCommands
         s.Writer.WriteInteger(created ? 1 : 0);
     }
 
-    public static void DelConsumer(RespServerSession s)
+    public static void DelConsumer(CommandContext s)
     {
         string? error = null;
         long pending = 0;
@@ -166,7 +166,7 @@ public static class StreamGroupCommands
         s.Writer.WriteInteger(pending);
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "XGROUP",
+    public static void Help(CommandContext s) => HelpText.Write(s, "XGROUP",
     [
         "CREATE <key> <groupname> <id|$> [option]",
         "    Create a new consumer group. Options are:",
@@ -185,7 +185,7 @@ public static class StreamGroupCommands
     ]);
 
     // ---------------------------------------------------------------- XACK
-    public static void XAck(RespServerSession s)
+    public static void XAck(CommandContext s)
     {
         var ids = new StreamId[s.Argc - 3];
         for (int i = 3; i < s.Argc; i++) if (!StreamCommands.TryParseId(s, i, 0, strict: true, out ids[i - 3])) return;
@@ -210,7 +210,7 @@ public static class StreamGroupCommands
     }
 
     // ---------------------------------------------------------------- XPENDING
-    public static void XPending(RespServerSession s)
+    public static void XPending(CommandContext s)
     {
         bool summary = s.Argc == 3;
         if (s.Argc != 3 && (s.Argc < 6 || s.Argc > 9)) { s.WriteError(StreamCommands.Syntax); return; }
@@ -306,7 +306,7 @@ public static class StreamGroupCommands
         ArgRef.Of("ENTRIESREAD"), ArgRef.Of(g.EntriesRead.ToString(CultureInfo.InvariantCulture)),
     ];
 
-    public static void XClaim(RespServerSession s)
+    public static void XClaim(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(4), out long minIdle)) { s.WriteError("ERR Invalid min-idle-time argument for XCLAIM"); return; }
         if (minIdle < 0) minIdle = 0;
@@ -411,7 +411,7 @@ public static class StreamGroupCommands
         WriteClaimed(s, replies);
     }
 
-    private static void WriteClaimed(RespServerSession s, List<object> replies)
+    private static void WriteClaimed(CommandContext s, List<object> replies)
     {
         s.Writer.WriteArrayHeader(replies.Count);
         foreach (var r in replies)
@@ -421,7 +421,7 @@ public static class StreamGroupCommands
         }
     }
 
-    public static void XAutoClaim(RespServerSession s)
+    public static void XAutoClaim(CommandContext s)
     {
         if (!NumberParsing.TryParseInt64(s.Arg(4), out long minIdle)) { s.WriteError("ERR Invalid min-idle-time argument for XAUTOCLAIM"); return; }
         if (minIdle < 0) minIdle = 0;

@@ -10,7 +10,7 @@ namespace Garnet.server.Commands.Streams;
 
 public static class StreamInfoCommands
 {
-    private static bool WithStream(RespServerSession s, Action<StreamObject> write)
+    private static bool WithStream(CommandContext s, Action<StreamObject> write)
     {
         int mark = s.Writer.Length;
         bool found = false;
@@ -26,9 +26,9 @@ public static class StreamInfoCommands
         return found;
     }
 
-    private static void Id(RespServerSession s, StreamId id) => s.Writer.WriteBulkString(id.ToBytes());
+    private static void Id(CommandContext s, StreamId id) => s.Writer.WriteBulkString(id.ToBytes());
 
-    public static void Stream(RespServerSession s)
+    public static void Stream(CommandContext s)
     {
         bool full = false;
         long count = 10;
@@ -113,7 +113,7 @@ public static class StreamInfoCommands
         });
     }
 
-    public static void Groups(RespServerSession s) => WithStream(s, st =>
+    public static void Groups(CommandContext s) => WithStream(s, st =>
     {
         var w = s.Writer;
         w.WriteArrayHeader(st.Groups.Count);
@@ -129,7 +129,7 @@ public static class StreamInfoCommands
         }
     });
 
-    public static void Consumers(RespServerSession s)
+    public static void Consumers(CommandContext s)
     {
         long now = StreamCommands.NowMs(s);
         string? error = null;
@@ -153,7 +153,7 @@ public static class StreamInfoCommands
         if (error is not null) { s.Writer.Truncate(mark); s.WriteError(error); }
     }
 
-    public static void Help(RespServerSession s) => HelpText.Write(s, "XINFO",
+    public static void Help(CommandContext s) => HelpText.Write(s, "XINFO",
     [
         "CONSUMERS <key> <groupname>",
         "    Show consumers of <groupname>.",

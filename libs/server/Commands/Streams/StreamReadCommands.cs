@@ -29,10 +29,10 @@ public static class StreamReadCommands
 
     private sealed record KeyResult(byte[] Key, List<(StreamId Id, List<byte[]>? Pairs)> Entries);
 
-    public static void XRead(RespServerSession s) => Read(s, group: false);
-    public static void XReadGroup(RespServerSession s) => Read(s, group: true);
+    public static void XRead(CommandContext s) => Read(s, group: false);
+    public static void XReadGroup(CommandContext s) => Read(s, group: true);
 
-    private static void Read(RespServerSession s, bool group)
+    private static void Read(CommandContext s, bool group)
     {
         var r = new ReadRequest { Group = group };
         int streamsAt = 0, streamsCount = 0;
@@ -116,7 +116,7 @@ public static class StreamReadCommands
     }
 
     /// <summary>Checks types and groups and turns "$", "+", "&gt;" and IDs into positions; false after writing the error.</summary>
-    private static bool TryResolveIds(RespServerSession s, ReadRequest r)
+    private static bool TryResolveIds(CommandContext s, ReadRequest r)
     {
         for (int i = 0; i < r.Keys.Length; i++)
         {
@@ -166,7 +166,7 @@ public static class StreamReadCommands
         $"NOGROUP No such key '{StreamGroupCommands.Text(r.Keys[i])}' or consumer group '{StreamGroupCommands.Text(r.GroupName)}' in XREADGROUP with GROUP option";
 
     /// <summary>Reads every key; the keys with something to give (XREADGROUP history always gives its answer).</summary>
-    private static List<KeyResult> Serve(RespServerSession s, ReadRequest r, out string? error, out List<ArgRef[]> log)
+    private static List<KeyResult> Serve(CommandContext s, ReadRequest r, out string? error, out List<ArgRef[]> log)
     {
         error = null;
         log = [];
@@ -259,7 +259,7 @@ public static class StreamReadCommands
         return list;
     }
 
-    private static void WriteReply(RespServerSession s, List<KeyResult> results)
+    private static void WriteReply(CommandContext s, List<KeyResult> results)
     {
         var w = s.Writer;
         if (s.Protocol >= 3) w.WriteMapHeader(results.Count); else w.WriteArrayHeader(results.Count);
