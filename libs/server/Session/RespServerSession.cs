@@ -198,6 +198,12 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private CommandKeyLocks? _keyLocks;
     private long _aofLsn;
 
+    /// <summary>This command's reply waits until the AOF has made lsn durable (with --aof-fsync always).</summary>
+    internal void RepliesWaitFor(long lsn) => _aofLsn = lsn;
+
+    /// <summary>While EXEC or a script runs: the AOF records of its writes, appended as one block when it ends.</summary>
+    internal List<(int Db, byte[][] Args)>? TransactionLog => _transactionLog;
+
     /// <summary>What the running write propagates (the handler states it through its CommandContext).</summary>
     internal Propagation Propagation { get; } = new();
 
@@ -757,46 +763,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
             return null;
         }
-        // As Redis's processCommand, right after the arity check (before NOAUTH): DEBUG under enable-debug-command.
-        if ((cmd.Flags & CommandFlags.Protected) != 0 && !Config.ProtectedActions.Allows(Settings.EnableDebugCommand, _connection))
-        {
-            Server.CommandStats.Rejected(cmd.Id);
-            WriteError(Config.ProtectedActions.DebugNotAllowedError);
-            return null;
-        }
         return cmd;
     }
 
-    /// <summary>Whether this client may run cmd now (authentication, refused writes, MULTI); false after writing why not.</summary>
+    /// <summary>Whether this client may run cmd now (Stages/RequestPath.Admission); false after writing why not.</summary>
     private bool Admit(CommandDefinition cmd)
     {
-        if (!_authenticated && (cmd.Flags & CommandFlags.NoAuth) == 0 && Settings.PasswordRequired)
-        {
-            WriteError("NOAUTH Authentication required.");
-            return false;
-        }
-        if (IsMonitor && (cmd.Flags & (CommandFlags.Write | CommandFlags.ReadOnly | CommandFlags.MayReplicate)) != 0)
-        {
-            // As Redis: a monitor is a replica to it, and replicas may not touch the keyspace.
-            WriteError("ERR Replica can't interact with the keyspace");
-            return false;
-        }
-        if (_transaction is { InMulti: true } && (cmd.Flags & CommandFlags.NoMulti) != 0)
-        {
-            WriteError("ERR Command not allowed inside a transaction");
-            return false;
-        }
-        if ((cmd.Flags & CommandFlags.Write) != 0 && WritesRefusedBecause() is { } refusal)
-        {
-            // As Redis: while data cannot be persisted, writes are refused (reads go on); they resume by themselves once it can.
-            WriteError(refusal);
-            return false;
-        }
-        if (_pubsub is { Total: > 0 } && Protocol == 2 && !PubSubCommands.AllowedWhileSubscribed(cmd))
-        {
-            PubSubCommands.RefuseWhileSubscribed(Context, cmd);
-            return false;
-        }
+        foreach (var check in Stages.RequestPath.Admission)
+            if (!check.Admit(this, cmd)) return false;
         return true;
     }
 
@@ -874,21 +848,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     finally { _keyLocks.Release(); }
                 }
             }
-            if ((cmd.Flags & CommandFlags.Write) != 0 && _errors == errorsBefore)
+            if (_errors == errorsBefore)
             {
-                _writes++;
-                // Logged while the command's keys are still locked (writes exclusively when the AOF is on): the AOF has each
-                // key's writes in the order they ran.
-                if (Server.Aof is { } aof && !Propagation.IsNothing)
-                {
-                    if (_transactionLog is not null) Propagation.Materialize(this, _transactionLog);
-                    else if (Propagation.Several is { } many) _aofLsn = aof.AppendTransaction(many.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
-                    else _aofLsn = aof.Append(Database, this, Propagation.Rewrite);
-                }
-                if (!Propagation.IsNothing && cmd.HasStoreKeys && (Server.Watches.Any || Server.Tracking.Active)) KeysChanged(cmd);
+                if ((cmd.Flags & CommandFlags.Write) != 0) _writes++;
+                foreach (var effect in Stages.RequestPath.Effects) effect.After(this, cmd);
             }
-            else if (_tracking is { RemembersReads: true } && (cmd.Flags & CommandFlags.ReadOnly) != 0 && cmd.HasStoreKeys && _errors == errorsBefore)
-                RememberReads(cmd);
         }
         catch (ReplyLimitException ex)
         {
@@ -918,24 +882,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private readonly Metrics.CommandTimer _timer = new();
 
-    /// <summary>A write changed the keys of cmd: WATCHes on them break and clients that may cache them are told.</summary>
-    private void KeysChanged(CommandDefinition cmd)
-    {
-        var keys = cmd.KeysOf(Context);
-        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) KeyChanged(Database, Arg(i));
-    }
-
     /// <summary>key of db was changed by this client (called under the key's lock).</summary>
     public void KeyChanged(int db, ReadOnlySpan<byte> key)
     {
         Server.Watches.Touch(db, key);
         if (Server.Tracking.Active) Server.Tracking.Invalidate(this, key);
-    }
-
-    private void RememberReads(CommandDefinition cmd)
-    {
-        var keys = cmd.KeysOf(Context);
-        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Tracking.Remember(this, Arg(i));
     }
 
     // ---- client-side caching (CLIENT TRACKING: Tracking/) ----
@@ -1025,7 +976,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     /// <summary>Why writes are refused now (MISCONF), or null.</summary>
-    internal string? WritesRefusal() => WritesRefusedBecause();
+    internal string? WritesRefusal() => Stages.WritesRefusedCheck.RefusalNow(Server);
 
     private void SignalBlocked(CommandDefinition cmd)
     {
@@ -1035,19 +986,6 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>True when this client is gone (closed here, or by its peer while its requests are not being read).</summary>
     public bool ConnectionGone => _killed || _connection.PeerHasClosed;
-
-    /// <summary>Why writes are refused now (Redis's MISCONF), or null when they are accepted.</summary>
-    private string? WritesRefusedBecause()
-    {
-        if (Server.Aof is { LastWriteOk: false }) return "MISCONF Errors writing to the AOF file: see the server log";
-        if (Server.Store.Store.Log.DeviceFailing)
-            return "MISCONF Errors writing to the log device (disk full or failing): writes are refused until it can be written again; see the server log";
-        if (Server.Store.DiskGuard.Refusing) return Server.Store.DiskGuard.Refusal();
-        // stop-writes-on-bgsave-error: with save rules, a failed checkpoint refuses writes until one succeeds (retried every 5 s).
-        if (Server.Checkpoints.Rules.Count > 0 && !Server.Checkpoints.LastSaveOk)
-            return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
-        return null;
-    }
 
     private void WriteUnknownCommand()
     {
