@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# batch-bench.sh: issue 14's batch-path row against several running servers, side by side: GET of 1024 keys of 32 bytes
+# batch-bench.sh: the batch-path row against several running servers, side by side: GET of 1024 keys of 32 bytes
 # at pipeline 4096 from 4 connections (Resp.benchmark offline, keys loaded first), printing throughput and the server's
 # CPU time per request (all its threads, from /proc). Servers take turns within each repetition (REPS, default 3), so
 # noise on a shared machine hits them alike: compare within one run. Run from a clone after a Release build of

@@ -1,4 +1,4 @@
-// bullmq-check.js: BullMQ's producer, worker and QueueEvents against one server (issue 16), run by scripts/bullmq-check.sh.
+// bullmq-check.js: BullMQ's producer, worker and QueueEvents against one server, run by scripts/bullmq-check.sh.
 // Invariants: every check has its own queue name (no check sees another's jobs); every wait has a deadline, so a server
 // that never delivers makes the check fail, not hang; the process exits 0 only when every check passed, and prints one
 // line per check plus a summary. Usage: NODE_PATH=<dir>/node_modules node bullmq-check.js <port>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bullmq-check.sh: Node.js's BullMQ run unchanged against our server (issue 16): a producer, workers and QueueEvents check
+# bullmq-check.sh: Node.js's BullMQ run unchanged against our server: a producer, workers and QueueEvents check
 # that jobs complete, a failing job retries with backoff, a delayed job waits, repeatable jobs repeat and events arrive
 # through the events stream (scripts/bullmq-check.js has the checks). Exits non-zero on any failure.
 # BullMQ and ioredis are installed from npm into a cache outside the repository ($BULLMQ_CACHE, default

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# disk-bench.sh: issue 14's disk-bound GET workload against one or more servers, side by side: each server is started with
+# disk-bench.sh: the disk-bound GET workload against one or more servers, side by side: each server is started with
 # a 64 MB memory budget on a fresh directory, loaded with KEYS keys of 256 bytes (default 2M, about 600 MB: most of it on
 # disk), then read with uniform and zipf(0.99) GETs from 50 connections at pipeline 1 and 16 (each connection with its
 # own key sequence), and stopped. Prints Resp.benchmark's summary line per run, the server's CPU seconds and device reads
@@ -31,7 +31,7 @@ cli() { timeout 10 redis-cli -p $PORT "$@" 2>/dev/null; }
 disk_reads() { cli info stats | tr -d '\r' | awk -F: '$1 == "disk_reads" { print $2 }' || true; }
 # The machine's CPU ticks (all states) and the ticks the hypervisor stole, from /proc/stat: a VM whose host throttles it
 # loses its vCPUs for 10-20 ms at a time, and every request in flight then waits that long (docs/performance.md,
-# "Issue 14, session 23").
+# "Method").
 machine_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
 steal_share() { awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (c > a) printf "%.1f", (d - b) * 100 / (c - a); else printf "0" }'; }
 

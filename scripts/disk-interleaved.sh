@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# disk-interleaved.sh: issue 14's disk-bound GET row for several builds of ours, interleaved. Starts every build at once
+# disk-interleaved.sh: the disk-bound GET row for several builds of ours, interleaved. Starts every build at once
 # (each on its own port and data directory, `--memory 64mb`), loads each with KEYS keys of 256 bytes, then runs the same
 # GET load (50 connections, each its own key sequence) against each in turn, REPS rounds, printing throughput, p50/p99
 # and the server's CPU seconds per run. Interleaving keeps the virtual disk's drift out of the comparison.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# disk-memory.sh: resident memory and managed allocation of our server under issue 14's disk-bound load. Starts the
+# disk-memory.sh: resident memory and managed allocation of our server under the disk-bound load. Starts the
 # server with a 64 MB budget on a fresh directory, loads KEYS keys of 256 bytes, then runs uniform and zipf GETs from 50
 # connections at pipeline 1 and 16 (RUN_SECONDS each), printing per run: GET/s, bytes allocated on the managed heap per
 # command (INFO memory gc_allocated_bytes / total_commands_processed) and VmRSS; then VmRSS after the clients left, 5 s

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# disk-soak.sh: issue 14's disk-bound GET (2M keys x 256 B, --memory 64mb, 50 connections, uniform, pipeline 1), run for
+# disk-soak.sh: the disk-bound GET (2M keys x 256 B, --memory 64mb, 50 connections, uniform, pipeline 1), run for
 # longer than one compaction interval: after the load, ROUNDS consecutive GET runs of RUN_SECONDS each, one line per run
 # with the rate, p99, the server's CPU, the share of CPU time the hypervisor stole, and the compaction counters (so background work that starts minutes in shows).
 # Servers run one after the other, each on a fresh directory. Run from a clone after a Release build:

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 41's hostile-client triggers, side by side: ours and Debian's redis-server, a fresh server per trigger.
+"""Hostile-client triggers (docs/security.md), side by side: ours and Debian's redis-server, a fresh server per trigger.
 
 For each trigger, one client sends it while a second client sends PING every millisecond; the script prints the
 trigger's time, the other client's PING latency (p99 and max, in ms, over the trigger's run), the server's peak
 resident memory (VmHWM) and its resident memory 5 s after the trigger ended (memory taken for a request must go back).
 
 Run after a Release build:  python3 scripts/hostile_bench.py [--only NAME ...] [--servers ours,redis]
-Our server runs with --memory 256mb (the issue's budget); redis-server with maxmemory unset, proto-max-bulk-len 512mb.
+Our server runs with --memory 256mb; redis-server with maxmemory unset, proto-max-bulk-len 512mb.
 
 Triggers (names for --only):
   set512     SET of a 512 MB value

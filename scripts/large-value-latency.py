@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""large-value-latency.py: issue 41's large-value rows against one running server. A writer client sends one large
+"""large-value-latency.py: large-value latency against one running server. A writer client sends one large
 request (SET k <size>, GET of it back, HSET with a large field, XADD with a large field) while a second client sends
 PING every ~1 ms and records each reply's latency. Prints, per case: the time of the large request, max/p99/p50 PING
 latency during it, the PINGs sent, and the server's peak resident memory during the case (VmRSS sampled every 10 ms)

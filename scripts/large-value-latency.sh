@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# large-value-latency.sh: issue 41's large-value rows, ours and redis-server side by side. Starts a fresh redis-server
+# large-value-latency.sh: large-value latency, ours and redis-server side by side. Starts a fresh redis-server
 # (no maxmemory: with 256mb it refuses the 512 MB SET with OOM, as its query buffer counts) and a fresh GarnetServer from this clone's Release build (--memory 256mb), runs
 # scripts/large-value-latency.py against each (SET of 512 MB, GET of it back, HSET and XADD with a 100 MB field, while
 # a second client PINGs every ~1 ms), prints max/p99 PING latency, the large request's time and peak resident memory,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# latency-bench.sh: issue 14's latency rows against several running servers, side by side: GET at pipeline 1 and 10,
+# latency-bench.sh: the latency rows against several running servers, side by side: GET at pipeline 1 and 10,
 # and an 80/20 GET/SET mix at pipeline 1, from 50 connections (Resp.benchmark --online, 1024 keys of 32 bytes, loaded
 # first). For each row and server it prints throughput, p50/p99/p99.9 in ms and the server's CPU time per request
 # (all its threads, from /proc). Servers take turns within each repetition (REPS, default 2), so noise on a shared
@@ -10,7 +10,7 @@
 # drives 50 connections from two event-loop threads, as memtier_benchmark does, which leaves the server more CPU).
 # PIN=1 runs each server on the last CPU alone and the client on the others (taskset; the server's threads are moved for
 # its turn and moved back after), so the figures measure the servers, not how the scheduler shares the cores between 50
-# client threads and a server (docs/performance.md, "Issue 14, session 22"). Add the floor (resp_floor.c) as a server to
+# client threads and a server (docs/performance.md, "Tails over many rounds"). Add the floor (resp_floor.c) as a server to
 # see the least any server can do on the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,8 @@
 
 Each scenario starts a fresh server (ours: the built GarnetServer.dll; redis: redis-server with --save '' and
 --appendonly no) in a temporary directory, drives it over raw sockets and prints VmRSS / VmHWM (from
-/proc/<pid>/status) before and after. Run: python3 scripts/memory_bench.py [--only NAME] (after a Release build); results in docs/performance.md.
+/proc/<pid>/status) before and after. Run: python3 scripts/memory_bench.py [--only NAME] (after a Release build);
+results in docs/performance.md, "Memory with large values".
 
 Scenarios (names for --only):
   checkpoint  load a checkpoint of COUNT values of 512 MB (plus small keys): RSS once loaded, then GETRANGE of each

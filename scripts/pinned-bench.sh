@@ -2,7 +2,7 @@
 # pinned-bench.sh: pipeline-1 GET with each server on a CPU of its own, against several running servers, side by side.
 # The server's threads are moved to the last CPU for its turn (taskset -a -p) and back after; redis-benchmark (C, one
 # thread) runs on CPU 0 with 50 connections. So the scheduler no longer splits a core between the server and the client,
-# and the figures measure the servers (docs/performance.md, "Issue 14, session 22"). Servers take turns in every round.
+# and the figures measure the servers (docs/performance.md, "Tails over many rounds"). Servers take turns in every round.
 # For each round and server: GET/s, p99 and max latency (ms, redis-benchmark's), and the server's CPU time per GET (all
 # its threads, from /proc). GETs read 1024 keys of 32 bytes, written first. At the end, for the first server against each other one: rounds with less CPU per GET, and
 # rounds with p99 at most the other's. Add resp_floor (../shared/bench/resp_floor.c) as a server to see the least any

@@ -3,7 +3,7 @@
 # each) every 5 ms for SECONDS_TO_RUN seconds (default 2) and prints each moment they rose, in ms since the start,
 # with the ticks stolen; then the steal share of the whole time. Run it beside a benchmark: on a host that caps the VM's
 # CPU, steal comes in 10-20 ms slices on a 100 ms grid while both vCPUs are busy, and every request in flight then waits
-# that long (docs/performance.md, "Issue 14, session 23").
+# that long (docs/performance.md, "Method").
 set -euo pipefail
 DURATION=${SECONDS_TO_RUN:-2}
 steal() { awk '/^cpu / { print $9; exit }' /proc/stat; }

@@ -4,7 +4,7 @@
 # user and kernel time, and its threads' context switches during the run (which threads woke, and how often the busy
 # one was preempted). At pipeline 1 a server's CPU is mostly the kernel's (recv, send, epoll_wait and the loopback
 # wake-up of the client), so this tells whether a server costs more because it makes more calls or because its own code
-# is slower (docs/performance.md, "Issue 14, session 27"). Servers take turns in every round.
+# is slower (docs/performance.md, "Where a pipeline-1 request's CPU goes"). Servers take turns in every round.
 #   bash scripts/syscall-bench.sh ours=6390 redis=6392
 # Environment: REPS (rounds, default 2), REQUESTS (per run, default 300000), CONNECTIONS (default 50), TEST (get|set,
 # default get). Needs perf (Debian: linux-perf) and redis-benchmark (redis-tools); run as root (tracepoints).

@@ -1,6 +1,7 @@
 // A read of a key on disk is a pending operation that is its own device read (BufferedDeviceRead): reused from read to
 // read, with its key and buffer, so a GET of a key on disk allocates nothing on the managed heap, on either read engine
-// (io_uring or reader threads). Allocation drives the GC's committed memory under a disk-bound load (issue 14, memory).
+// (io_uring or reader threads). Allocation drives the GC's committed memory under a disk-bound load
+// (docs/performance.md, "Disk reads without allocation").
 using System.Buffers.Binary;
 using Garnet.storage.Devices;
 using Garnet.storage.Store;

@@ -1,4 +1,4 @@
-// Issue 41: an exception at a thread or callback entry point of the server (the cron, a network loop, a session, the
+// An exception at a thread or callback entry point of the server (the cron, a network loop, a session, the
 // accept loop, a timer, the AOF writer, a disk read's or a page flush's completion) is logged and ends at most the
 // connection concerned, never the process. Each test arms a fault point (FaultPoints / StorageFaults.Inject), drives
 // the path, and checks through clients that the server serves on. In process: an exception that escaped would end the

@@ -1,7 +1,7 @@
 // GlobPattern against a reference: a plain recursive transcription of Redis 7.2's stringmatchlen (util.c, with its
 // skipLongerMatches and nesting cap), run on short random patterns and texts, seeded and bounded in time (the seed is
-// printed; GLOB_FUZZ_SEED replays one). Plus the hostile patterns of issue 41 through a real client: KEYS, SCAN MATCH,
-// SSCAN MATCH, PSUBSCRIBE + PUBLISH and PUBSUB CHANNELS answer, and the server keeps serving.
+// printed; GLOB_FUZZ_SEED replays one). Plus hostile patterns (docs/security.md) through a real client: KEYS, SCAN
+// MATCH, SSCAN MATCH, PSUBSCRIBE + PUBLISH and PUBSUB CHANNELS answer, and the server keeps serving.
 using System.Diagnostics;
 using System.Text;
 using Garnet.client;

@@ -1,6 +1,6 @@
-// Issue 41, data a client sends or asks for: a huge intset insert, a huge negative SRANDMEMBER/HRANDFIELD count, a
-// BITFIELD offset near long.MaxValue, an LZF payload declaring far more than its bytes can produce. The encoding limits
-// are process-wide: NonParallelizable, and the default goes back after each test.
+// Hostile data a client sends or asks for (docs/security.md): a huge intset insert, a huge negative
+// SRANDMEMBER/HRANDFIELD count, a BITFIELD offset near long.MaxValue, an LZF payload declaring far more than its bytes
+// can produce. The encoding limits are process-wide: NonParallelizable, and the default goes back after each test.
 using System.Diagnostics;
 using Garnet.client;
 using Garnet.server.Persistence;

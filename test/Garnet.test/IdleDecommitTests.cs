@@ -36,7 +36,7 @@ public class IdleDecommitTests
     [Test]
     public void AsksAgainWhenMemoryGrowsWhileQuiet()
     {
-        // Issue 41: MSET of 3M pairs, then (still quiet) FLUSHALL, whose purge took 250 MB that stayed until MEMORY PURGE.
+        // MSET of 3M pairs, then (still quiet) FLUSHALL, whose purge takes 250 MB that must not stay until MEMORY PURGE.
         var d = new IdleDecommit();
         Assert.That(d.Check(300 * MB, 10 * MB, 0, 0), Is.False);
         Assert.That(d.Check(300 * MB, 10 * MB, 0, IdleDecommit.QuietMs), Is.True, "after the large request");

@@ -1,8 +1,8 @@
-// The paths that keep large values out of copies (issue 41): a large bulk argument grows its receive buffer in staged
-// steps (ReceiveBuffer), SET keeps that buffer as its value (RespServerSession.TakeLargeArgument), and GET sends a large
-// value from its own array (RespWriter references). Each must give the same bytes as the copying paths, on both network
-// engines, whatever comes before or after the request in the same receive, and where the reply is read back rather than
-// sent (scripts) or thrown away (CLIENT REPLY).
+// The paths that keep large values out of copies (docs/keyspace.md, "Large values"): a large bulk argument grows its
+// receive buffer in staged steps (ReceiveBuffer), SET keeps that buffer as its value
+// (RespServerSession.TakeLargeArgument), and GET sends a large value from its own array (RespWriter references). Each
+// must give the same bytes as the copying paths, on both network engines, whatever comes before or after the request in
+// the same receive, and where the reply is read back rather than sent (scripts) or thrown away (CLIENT REPLY).
 using System.Text;
 using Garnet.client;
 using Garnet.common.Resp;

@@ -1,4 +1,5 @@
-// Issue 41, scripting codecs: cmsgpack/cjson/struct and the reply conversions under hostile input, through a real client.
+// The scripting codecs under hostile input (docs/security.md): cmsgpack/cjson/struct and the reply conversions, through
+// a real client.
 // - memory: a header's claimed count never pre-sizes beyond the input; encoded output, decoded values and the script's
 //   reply count against lua-memory-limit ("not enough memory"), the server goes on;
 // - error texts: lua-cmsgpack's, lua-cjson's and lstruct's words as redis-server 7.0 gives them (checked side by side when
@@ -266,7 +267,7 @@ public class ScriptCodecHardeningTests : ServerFixture
     }
 }
 
-/// <summary>The issue's triggers against the real executable: resident memory stays near the script's budget.</summary>
+/// <summary>Hostile codec input through the real executable: resident memory stays near the script's budget.</summary>
 [TestFixture, Category("Faults"), NonParallelizable]
 public class ScriptCodecMemoryProcessTests
 {

@@ -1,4 +1,4 @@
-// string.find/match/gmatch/gsub on the C# matcher (LuaPatterns, issue 41), through a real client:
+// string.find/match/gmatch/gsub on the C# matcher (LuaPatterns), through a real client:
 //  - differential: for fixed and seeded-random (subject, pattern, init) cases, the scripts' functions (find, match, the
 //    method form, gmatch with init, gsub with a string, a table with __index, a function, and a max count) give the same
 //    results and the same error texts as Lua 5.4's native functions, run in a plain KeraLua state in this process;

@@ -1,4 +1,4 @@
-// Scripts of one client cannot harm another's (issue 41), through real clients against the in-process server:
+// Scripts of one client cannot harm another's (docs/security.md), through real clients against the in-process server:
 //  - every shared table is read-only in fact (pairs, next, rawget, rawset, getmetatable(''), load, getfenv, globals), and
 //    a second client's script behaves normally after each attack;
 //  - nothing is ever finalized (a __gc neither writes into another client's script, nor freezes the server, nor runs

@@ -1,6 +1,6 @@
 // FaultPoints: a test seam that throws at named points of the server's thread and callback entry points (the cron, the
 // network loops, a session's request processing, the accept loop, timers, the AOF writer), to prove that an exception
-// there is contained: logged, at most the connection concerned closed, the process serving on (issue 41).
+// there is contained: logged, at most the connection concerned closed, the process serving on (docs/host.md, "Failures at thread and callback entry points").
 // Invariants:
 //  - Nothing is armed outside tests (Arm is called by tests, or at start from GARNET_TEST_FAULTS by the executable);
 //    disarmed, Hit costs one volatile read.

@@ -7,7 +7,7 @@
 //  - At most one request per surplus: a new one needs traffic above QuietOpsPerSec first, or the committed memory to
 //    have grown by MinSurplus again above the lowest figure seen since the last request (memory taken while the server
 //    stayed quiet: a FLUSHALL's background purge, one large request or reply, a script). Without the second way, memory
-//    taken after the first request of a quiet spell stayed until MEMORY PURGE (issue 41).
+//    taken after the first request of a quiet spell stayed until MEMORY PURGE.
 //  - Pure decision from the figures passed in (the caller samples them), so tests need no clock or GC.
 namespace Garnet.common.Util;
 

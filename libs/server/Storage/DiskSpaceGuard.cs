@@ -1,6 +1,6 @@
 // DiskSpaceGuard: refuses writes (MISCONF) while the file system of the data directory has less free space than
 // --min-free-disk, before the log, the object log, the stream spill file, the AOF or a checkpoint run out of it. Reads go
-// on; it recovers by itself once space returns. Issue 11's handling covers a write that already failed (the device's
+// on; it recovers by itself once space returns. A write that already failed is handled where it fails (the device's
 // DeviceFailing, the AOF's LastWriteOk); this guard keeps the disk from getting there.
 // Invariants:
 //  - Checked every second by the server's cron (and once at start): a statvfs, never on a request's path.
@@ -49,7 +49,7 @@ public sealed class DiskSpaceGuard : IDisposable
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
         {
-            return; // cannot measure: leave the state as it is (a real write failure is still caught by issue 11's handling)
+            return; // cannot measure: leave the state as it is (a real write failure is still caught where it fails: DeviceFailing, LastWriteOk)
         }
         long threshold = Math.Max(_minBytes, (long)(total * _minPercent / 100));
         LastFreeBytes = free;

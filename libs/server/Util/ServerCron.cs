@@ -2,7 +2,7 @@
 // check, save rules) on one thread of its own, as Redis runs serverCron from its event loop. A System.Threading.Timer per
 // job cost a wake-up of .NET's timer thread and then of two or three thread-pool workers per firing: about 300 context
 // switches a second in an idle server. The cron wakes once per due time, and jobs whose periods divide each other run in
-// the same wake-up (docs/performance.md, "Issue 14, session 22").
+// the same wake-up (docs/performance.md, "Periodic work on one thread").
 // Invariants:
 //  - Jobs run one at a time, on the cron thread. A run that takes long delays the others, so a job with long work starts a
 //    task and returns.

@@ -1,7 +1,7 @@
 // ReadBufferPool: the aligned native buffers of record reads that ops give back when their connection goes idle, kept
 // for the next read. Without it, at pipeline 1 every connection went idle after each request, returned its op's buffer
 // to the C heap and took a new one for its next key on disk: memalign and free were 2% of the server's CPU in
-// disk-bound GETs (perf, docs/performance.md "Issue 14, session 25").
+// disk-bound GETs (perf, docs/performance.md "Disk reads without allocation").
 // Invariants:
 //  - Pools only buffers of exactly BufferSize bytes, aligned to 4 KiB; holds at most MaxPooled of them (1 MiB in all);
 //    a buffer given back to a full pool is freed.

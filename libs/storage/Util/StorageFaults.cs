@@ -1,6 +1,6 @@
 // StorageFaults: the last stop of an exception on a storage thread or callback that has no caller to throw to (a disk-read
 // completion on a reader or io_uring thread, a page flush's completion, a delayed action, an index split on the thread
-// pool). Reported here (logged by the server) instead of ending the process (issue 41).
+// pool). Reported here (logged by the server) instead of ending the process.
 // Invariants:
 //  - Report never throws. What the failed callback was to do is not retried: a read whose completion failed leaves its
 //    request without a reply (its client can close it; CLIENT KILL and timeout do), the process and other clients go on.

@@ -1,7 +1,8 @@
-// Issue 41: "MSET of 3M pairs, budget 256 MB: after FLUSHALL resident stays 548 MB for 30 s, until MEMORY PURGE". Memory a
-// request or a flush took for a while goes back within seconds without MEMORY PURGE: the cron's idle decommit
-// (Util/IdleDecommit) asks for a collection again whenever the GC's committed memory grew while the server stayed quiet
-// (before, only once per quiet spell, so the flush's memory stayed). Real executable, resident memory from /proc.
+// A regression guard: after MSET of 3M pairs with a 256 MB budget and FLUSHALL, 548 MB once stayed resident for 30 s,
+// until MEMORY PURGE. Memory a request or a flush took for a while goes back within seconds without MEMORY PURGE: the
+// cron's idle decommit (Util/IdleDecommit) asks for a collection again whenever the GC's committed memory grew while
+// the server stayed quiet (before, only once per quiet spell, so the flush's memory stayed). Real executable, resident
+// memory from /proc.
 using System.Diagnostics;
 using System.Net.Sockets;
 using System.Text;

@@ -1,6 +1,6 @@
-// Issue 41 through the real executable: a long glob pattern (600 '*?' groups) matched while part of the data is on disk
-// runs on DiskReaders' thread, whose small stack the recursive matcher overflowed (the process died); and a huge negative
-// SRANDMEMBER count, whose reply took several times its own size.
+// Hostile data through the real executable: a long glob pattern (600 '*?' groups) matched while part of the data is on
+// disk runs on DiskReaders' thread, whose small stack the recursive matcher overflowed (the process died); and a huge
+// negative SRANDMEMBER count, whose reply took several times its own size.
 using System.Diagnostics;
 using Garnet.client;
 

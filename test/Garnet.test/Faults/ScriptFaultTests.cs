@@ -1,7 +1,7 @@
-// Hostile scripts against the real executable (issue 41): finalizers met by SCRIPT FLUSH / FUNCTION FLUSH used to abort
-// the process ("no Lua runtime on this thread"), a looping finalizer froze it (no PING, no SCRIPT KILL, no SHUTDOWN),
-// and a looping sort comparator ignored SCRIPT KILL. Now the process answers OK and goes on, and SCRIPT KILL and
-// SHUTDOWN NOSAVE end such scripts.
+// Hostile scripts against the real executable (docs/security.md): finalizers met by SCRIPT FLUSH / FUNCTION FLUSH used
+// to abort the process ("no Lua runtime on this thread"), a looping finalizer froze it (no PING, no SCRIPT KILL, no
+// SHUTDOWN), and a looping sort comparator ignored SCRIPT KILL. Now the process answers OK and goes on, and SCRIPT KILL
+// and SHUTDOWN NOSAVE end such scripts.
 using System.Diagnostics;
 using Garnet.client;
 

@@ -1,4 +1,4 @@
-// Issue 41, through the real executable: faults injected at thread and callback entry points (GARNET_TEST_FAULTS, read
+// Through the real executable: faults injected at thread and callback entry points (GARNET_TEST_FAULTS, read
 // once at start by main/GarnetServer/Program.cs) are logged and end at most the connection concerned; the process keeps
 // serving. The in-process counterpart, one test per entry point, is FaultContainmentTests.
 using Garnet.client;

@@ -70,7 +70,7 @@ public class SlowLogTests : ServerFixture
     [Test]
     public void ConfigSetOfSecretsIsRedacted()
     {
-        // Issue 41: CONFIG SET requirepass was kept in clear. Redis redacts the value of every sensitive parameter
+        // CONFIG SET requirepass must not be kept in clear. Redis redacts the value of every sensitive parameter
         // (requirepass, masterauth, masteruser, ...), each pair checked, even when the command fails.
         List<string> Last() => _c.Execute("SLOWLOG", "GET", "1").Elements![0].Elements![3].Elements!.Select(e => e.Text!).ToList();
         try

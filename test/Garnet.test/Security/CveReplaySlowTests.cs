@@ -27,7 +27,7 @@ public class CveReplaySlowTests : HostileServerFixture
         AssertStillServing();
     }
 
-    // Trigger: set-max-intset-entries 2^31-1 and SADD of 100k integers into an intset of 100k (the issue: 90 s here, Redis 0.17 s).
+    // Trigger: set-max-intset-entries 2^31-1 and SADD of 100k integers into an intset of 100k (90 s here once, Redis 0.17 s).
     [Test, CancelAfter(180_000)]
     public void CVE_2021_32687_HundredThousandIntset()
     {
@@ -74,7 +74,8 @@ public class CveReplaySlowTests : HostileServerFixture
     }
 }
 
-// Trigger for CVE-2022-36021 with part of the data on disk, where the issue saw the process die of a stack overflow.
+// Trigger for CVE-2022-36021 with part of the data on disk, where the recursive matcher once overflowed
+// a reader thread's stack.
 [TestFixture, Category("Faults")]
 public class CveReplayDiskTests : HostileServerFixture
 {
