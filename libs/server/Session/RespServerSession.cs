@@ -506,7 +506,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
     internal void ParsedAt(int offset) => _inputStart = offset;
 
-    // ---- the plain-read path (docs/performance.md, issue 14's batch path) ----
+    // ---- the plain-read path (docs/performance.md, "The plain-read path") ----
     // A session in its plain state (IsPlain: no MULTI, subscription, monitor, tracking, CLIENT REPLY change or output held
     // back) runs a command the table flags PlainRead (GET) with only the checks that another thread can change made per
     // command, and holds the store's epoch across a run of them: one announcement per run instead of two per read.
