@@ -39,18 +39,18 @@ public sealed class CommandContext
     public int Argc
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => _session.Argc;
+        get => _session.Args.Count;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public ReadOnlySpan<byte> Arg(int index) => _session.Arg(index);
+    public ReadOnlySpan<byte> Arg(int index) => _session.Args[index];
 
-    public string ArgString(int index) => _session.ArgString(index);
+    public string ArgString(int index) => System.Text.Encoding.UTF8.GetString(Arg(index));
 
     public bool ArgEquals(int index, ReadOnlySpan<byte> upperAscii) => Ascii.EqualsIgnoreCase(Arg(index), upperAscii);
 
     /// <summary>Where argument index lies (array, offset, length), for inputs that outlive a span (pending store ops).</summary>
-    public void ArgLocation(int index, out byte[] data, out int offset, out int length) => _session.ArgLocation(index, out data, out offset, out length);
+    public void ArgLocation(int index, out byte[] data, out int offset, out int length) => _session.Args.Location(index, out data, out offset, out length);
 
     /// <summary>A large argument with the buffer it was received into, instead of a copy (null: copy it).</summary>
     internal Storage.LargeValue? TakeLargeArgument(int index) => _session.TakeLargeArgument(index);
@@ -122,14 +122,14 @@ public sealed class CommandContext
     public bool InExec => _session.InExec;
 
     /// <summary>The reply is written by reply(context, work) once work has completed; later commands wait for it.</summary>
-    public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply) => _session.ReplyWhenDone(work, reply);
+    public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply) => _session.Deferred.WhenDone(work, reply);
 
     /// <summary>The reply is written by reply(context, error) once the command's deferred disk reads are done.</summary>
-    public void ReplyWhenReadsDone(Action<CommandContext, Exception?> reply) => _session.ReplyWhenReadsDone(reply);
+    public void ReplyWhenReadsDone(Action<CommandContext, Exception?> reply) => _session.Deferred.WhenReadsDone(reply);
 
     /// <summary>Keeps key for the reply of the command that finishes later (DeferredKey), without a closure.</summary>
-    internal void KeepDeferredKey(ReadOnlySpan<byte> key) => _session.KeepDeferredKey(key);
+    internal void KeepDeferredKey(ReadOnlySpan<byte> key) => _session.Deferred.KeepKey(key);
 
     /// <summary>The key KeepDeferredKey kept.</summary>
-    internal ReadOnlySpan<byte> DeferredKey => _session.DeferredKey;
+    internal ReadOnlySpan<byte> DeferredKey => _session.Deferred.Key;
 }

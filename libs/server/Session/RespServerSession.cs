@@ -10,7 +10,7 @@
 //    queued; otherwise its keys are locked (CommandKeyLocks; a read of one key reads optimistically and is redone
 //    locked if an exclusive holder interfered) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its
 //    keys, all before the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each
-//    command under them (Transactions/TransactionCommands), with the queued arguments in place of the parser's (_argv).
+//    command under them (Transactions/TransactionCommands), with the queued arguments in place of the parser's (CommandArguments).
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.common.Resp;
@@ -29,8 +29,6 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private readonly RespRequestParser _parser;
     private readonly ISessionChannel _connection;
-    private byte[] _input = Array.Empty<byte>();
-    private int _inputStart;
     private bool _closeAfterReply;
     private volatile bool _killed;
 
@@ -39,12 +37,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Server = server;
         _connection = connection;
         _parser = new RespRequestParser(server.Settings.Limits);
+        Args = new CommandArguments(_parser);
         Id = server.Clients.NextId();
         CreatedMs = Environment.TickCount64;
         Authenticated = !server.Settings.PasswordRequired;
         // A connection sends its replies segment by segment, so a large value is sent from where it is stored (GET).
         Writer.AllowReferences = connection is not DetachedChannel;
         Context = new CommandContext(this);
+        Deferred = new DeferredReply(this);
     }
 
     /// <summary>What this connection's command handlers see (one, reused for every command).</summary>
@@ -127,72 +127,18 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
     }
 
-    // ---- arguments of the running command ----
-    private byte[][]? _argv; // a queued command's arguments while EXEC runs it (null: the parser's)
+    // ---- arguments of the running command (CommandArguments) ----
+    internal CommandArguments Args { get; }
 
     /// <summary>Number of arguments including the command name.</summary>
-    public int Argc => _argv?.Length ?? _parser.ArgCount;
+    public int Argc => Args.Count;
 
-    public ReadOnlySpan<byte> Arg(int index)
-    {
-        if (_argv is not null) return _argv[index];
-        if (_parser.ArgsInScratch) return _parser.GetArg(index, default);
-        var s = _parser.GetSlice(index);
-        return new ReadOnlySpan<byte>(_input, _inputStart + s.Offset, s.Length);
-    }
+    public ReadOnlySpan<byte> Arg(int index) => Args[index];
 
-    public string ArgString(int index) => Encoding.UTF8.GetString(Arg(index));
+    public string ArgString(int index) => Encoding.UTF8.GetString(Args[index]);
 
-    /// <summary>Where argument index lies (array, offset, length), for inputs that outlive a span (pending store ops).</summary>
-    public void ArgLocation(int index, out byte[] data, out int offset, out int length)
-    {
-        if (_argv is not null)
-        {
-            data = _argv[index];
-            offset = 0;
-            length = data.Length;
-            return;
-        }
-        if (_parser.ArgsInScratch)
-        {
-            data = Arg(index).ToArray();
-            offset = 0;
-            length = data.Length;
-            return;
-        }
-        var sl = _parser.GetSlice(index);
-        data = _input;
-        offset = _inputStart + sl.Offset;
-        length = sl.Length;
-    }
-
-    // ---- a large argument kept without a copy ----
-    private InputBuffer? _currentInput; // the input the running request was parsed from
-    private bool _inputTaken;           // its buffer went to TakeLargeArgument's value
-
-    /// <summary>Most bytes of a receive buffer besides the argument that TakeLargeArgument lets a value keep.</summary>
-    private const int TakeSlack = 64 * 1024;
-
-    /// <summary>
-    /// Argument index (a large value, over LargeValue.InlineLimit) as a LargeValue that keeps the receive buffer it was
-    /// received into, instead of a copy of it: null when that cannot be done, and the caller copies. It can when the
-    /// request is the last one received, came from a connection (not a script, EXEC or AOF replay) and its buffer is
-    /// about its own size (a large request's buffer grows to exactly what it needs: ReceiveBuffer). The connection then
-    /// receives into a new buffer; the request's arguments stay readable until the command ends (the value never changes).
-    /// </summary>
-    internal Garnet.server.Storage.LargeValue? TakeLargeArgument(int index)
-    {
-        if (_argv is not null || _parser.ArgsInScratch || _inputTaken || _requestsBehind || InExec
-            || _connection is DetachedChannel || _currentInput is not { } input || !ReferenceEquals(input.Data, _input))
-            return null;
-        var slice = _parser.GetSlice(index);
-        if (slice.Length <= Garnet.server.Storage.LargeValue.InlineLimit || _input.Length - slice.Length > TakeSlack) return null;
-        var value = Garnet.server.Storage.LargeValue.Wrap(_input, _inputStart + slice.Offset - 1, slice.Length); // over the header's '\n'
-        input.Data = Garnet.common.Util.LargeBuffers.Rent(ReceiveBuffer.InitialReceiveSize);
-        input.Start = input.End = 0;
-        _inputTaken = true;
-        return value;
-    }
+    /// <summary>See CommandArguments.TakeLarge.</summary>
+    internal Storage.LargeValue? TakeLargeArgument(int index) => Args.TakeLarge(index, fromConnection: !InExec && _connection is not DetachedChannel);
 
     private Storage.StorageSession? _storage;
     private CommandKeyLocks? _keyLocks;
@@ -224,117 +170,29 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>Before replies go out: a deferred command's work is awaited and its reply written; with --aof-fsync always,
     /// replies wait until the writes they acknowledge are durable.</summary>
-    public ValueTask BeforeSendAsync()
-    {
-        if (_deferredReads is not null) return FinishDeferredReads();
-        if (_deferredWork is not null) return FinishDeferredAsync();
-        return WaitDurableAsync();
-    }
+    public ValueTask BeforeSendAsync() => Deferred.Pending ? Deferred.FinishAsync() : WaitDurableAsync();
 
-    // ---- a command that finishes once its disk read has (GET of a key on disk): no Task, no closure ----
-    private Action<CommandContext, Exception?>? _deferredReads;
-    private DeferredReads? _readsWait;
+    /// <summary>The command whose reply comes later, if any.</summary>
+    internal DeferredReply Deferred { get; }
 
-    /// <summary>For a handler whose Read was deferred (StorageSession.DeferPending) and went to disk: reply(session, error)
-    /// writes its reply once the read has completed (error: what the read threw), on this connection's thread. As
-    /// ReplyWhenDone, without allocating.</summary>
-    public void ReplyWhenReadsDone(Action<CommandContext, Exception?> reply) => _deferredReads = reply;
+    private bool HasDeferred => Deferred.Pending;
 
-    /// <summary>A deferred command's reply is still to come (ReplyWhenDone or ReplyWhenReadsDone).</summary>
-    private bool HasDeferred => _deferredWork is not null || _deferredReads is not null;
+    /// <summary>See DeferredReply.WhenReadsDone.</summary>
+    public void ReplyWhenReadsDone(Action<CommandContext, Exception?> reply) => Deferred.WhenReadsDone(reply);
 
-    private ValueTask FinishDeferredReads()
-    {
-        var wait = _readsWait ??= new DeferredReads();
-        var woken = wait.Arm(_connection.ResumesInline);
-        Exception? error = null;
-        try { if (!_storage!.TryFinishDeferred(wait.Wake)) return woken; }
-        catch (Exception ex) { error = ex; }
-        WriteDeferredReadsReply(error);
-        return WaitDurableAsync();
-    }
+    /// <summary>See DeferredReply.WhenDone: no later command of this client runs before the reply, and the thread that
+    /// served this connection is free meanwhile.</summary>
+    public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply) => Deferred.WhenDone(work, reply);
 
-    /// <summary>At the start of a batch, a deferred read still open: its wake-up completed the ValueTask before the
-    /// connection looked at it, so the connection went on. Finishes it if its reads are done; false: the connection must
-    /// wait for it (ProcessRequests returns FlushAndContinue, then BeforeSendAsync waits).</summary>
-    private bool TryFinishDeferredReadsNow()
-    {
-        Exception? error = null;
-        try { if (!_storage!.TryFinishDeferredNow()) return false; }
-        catch (Exception ex) { error = ex; }
-        WriteDeferredReadsReply(error);
-        return true;
-    }
-
-    private void WriteDeferredReadsReply(Exception? error)
-    {
-        var reply = _deferredReads!;
-        _deferredReads = null;
-        WriteDeferredReply(reply, error);
-    }
-
-    /// <summary>For callers that run sessions without a connection loop: waits for the deferred read here.</summary>
-    private void FinishDeferredReadsBlocking()
-    {
-        Exception? error = null;
-        try { _storage!.FinishDeferredWaiting(); }
-        catch (Exception ex) { error = ex; }
-        WriteDeferredReadsReply(error);
-    }
-
-    private ValueTask WaitDurableAsync()
+    internal ValueTask WaitDurableAsync()
     {
         var aof = Server.Aof;
         if (aof is null || _aofLsn == 0 || aof.Policy != Persistence.AofFsync.Always) return default;
         return aof.WaitDurableAsync(_aofLsn);
     }
 
-    // ---- commands whose work runs off this connection's thread (SAVE, COMPACT, FLUSHALL SYNC, SHUTDOWN) ----
-    private Task? _deferredWork;
-    private Action<CommandContext, Task>? _deferredReply;
-
-    /// <summary>
-    /// For a handler whose work may take long: it writes no reply itself; reply(session, work) writes it once work has
-    /// completed (faulted or not). No later command of this client runs before that, and the thread that served this
-    /// connection is free meanwhile (it serves other connections): the connection awaits the work in BeforeSendAsync.
-    /// </summary>
-    public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply)
-    {
-        _deferredWork = work;
-        _deferredReply = reply;
-    }
-
-    private byte[] _deferredKey = [];
-    private int _deferredKeyLength;
-
-    /// <summary>Keeps key for the reply of the command that finishes later (DeferredKey), in a buffer the session reuses:
-    /// a reply callback then needs no closure (one deferred command at a time per session).</summary>
-    internal void KeepDeferredKey(ReadOnlySpan<byte> key)
-    {
-        if (_deferredKey.Length < key.Length || _deferredKey.Length > 4096) _deferredKey = new byte[Math.Max(key.Length, 64)];
-        key.CopyTo(_deferredKey);
-        _deferredKeyLength = key.Length;
-    }
-
-    /// <summary>The key KeepDeferredKey kept.</summary>
-    internal ReadOnlySpan<byte> DeferredKey => _deferredKey.AsSpan(0, _deferredKeyLength);
-
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask FinishDeferredAsync()
-    {
-        var work = _deferredWork!;
-        var reply = _deferredReply!;
-        _deferredWork = null;
-        _deferredReply = null;
-        try { await work.ConfigureAwait(false); }
-        catch { /* the reply looks at the task */ }
-        WriteDeferredReply(work, reply);
-        await WaitDurableAsync().ConfigureAwait(false);
-    }
-
-    private void WriteDeferredReply(Task work, Action<CommandContext, Task> reply) => WriteDeferredReply(reply, work);
-
-    private void WriteDeferredReply<TState>(Action<CommandContext, TState> reply, TState state)
+    /// <summary>Writes a deferred command's reply (reply(context, state)), as RunHandler would have.</summary>
+    internal void WriteLaterReply<TState>(Action<CommandContext, TState> reply, TState state)
     {
         int mark = Writer.Length;
         try { reply(Context, state); }
@@ -357,17 +215,6 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>True when a command may leave its reply to ReplyWhenDone: on a connection's loop, outside EXEC.</summary>
     public bool CanFinishLater => !InExec && _connection.CanFinishLater;
-
-    /// <summary>For callers that run sessions without a connection loop (AOF replay): waits for deferred work here.</summary>
-    private void FinishDeferredBlocking()
-    {
-        var work = _deferredWork!;
-        var reply = _deferredReply!;
-        _deferredWork = null;
-        _deferredReply = null;
-        try { work.GetAwaiter().GetResult(); } catch { }
-        WriteDeferredReply(work, reply);
-    }
 
     /// <summary>This connection's access to the store, in its selected database.</summary>
     public Storage.StorageSession Storage
@@ -421,8 +268,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private ProcessResult ProcessRequests(InputBuffer input)
     {
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
-        if (_deferredWork is not null) FinishDeferredBlocking();
-        if (_deferredReads is not null && !TryFinishDeferredReadsNow()) return ProcessResult.FlushAndContinue;
+        Deferred.FinishWorkBlocking();
+        if (Deferred.WaitsForReads && !Deferred.TryFinishReadsNow()) return ProcessResult.FlushAndContinue;
         _timer.BeginBatch(Server);
         while (true)
         {
@@ -445,10 +292,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     Server.LoggerFactory.CreateLogger("Garnet.Session").LogDebug("Protocol error from client {Id}: {Error}", Id, _parser.Error);
                     return ProcessResult.Close;
             }
-            _input = input.Data;
-            _inputStart = input.Start;
-            _requestsBehind = consumed < input.Count;
-            _currentInput = input;
+            Args.Parsed(input, consumed);
             if (TryRunPlainRead())
             {
                 input.Start += consumed;
@@ -483,7 +327,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                 return ProcessResult.FlushAndContinue;
             }
             _readAhead?.Executed();
-            if (_inputTaken) _inputTaken = false; // the handler kept the buffer (TakeLargeArgument): input is a new, empty one
+            if (Args.InputTaken) Args.InputTaken = false; // the handler kept the buffer (TakeLargeArgument): input is a new, empty one
             else input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
             // A deferred command: send what is written, await its work (BeforeSendAsync), then go on with the next request.
@@ -501,10 +345,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     private ReadAhead? _readAhead;
     private Task? _busyWait; // set by the busy gate: await it, then run the same request again
     private bool _readAheadStarted;
-    private bool _requestsBehind; // bytes of later requests follow the one executing (a pipeline)
 
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
-    internal void ParsedAt(int offset) => _inputStart = offset;
+    internal void ParsedAt(int offset) => Args.ParsedAt(offset);
 
     // ---- the plain-read path (docs/performance.md, "The plain-read path") ----
     // A session in its plain state (IsPlain: no MULTI, subscription, monitor, tracking, CLIENT REPLY change or output held
@@ -524,7 +367,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     private bool TryRunPlainRead()
     {
-        if (!_plain || _plainCandidate is not { } cmd || _argv is not null) return false;
+        if (!_plain || _plainCandidate is not { } cmd || Args.Queued) return false;
         if (!cmd.NameMatches(Arg(0)) || !cmd.ArityMatches(_parser.ArgCount)) return false;
         var server = Server;
         if (server.Pause.Mode != Clients.ClientPause.None || server.Scripts.Running is not null || server.Monitors.Count > 0
@@ -645,7 +488,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     return;
             }
         }
-        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd, _requestsBehind))
+        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd, Args.RequestsBehind))
         {
             _readAheadStarted = true;
             return;
@@ -921,8 +764,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>For EXEC: runs one queued command (its locks are held by EXEC) with its own arguments in place of the request's.</summary>
     internal void RunQueued(CommandDefinition cmd, byte[][] args, bool fromScript = false)
     {
-        var saved = _argv;
-        _argv = args;
+        var saved = Args.BeginQueued(args);
         try
         {
             LastCommand = cmd.FullName;
@@ -930,10 +772,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript); feed = false; }
             RunHandler(cmd);
             if (feed) Server.Monitors.Feed(this, fromScript);
-            if (_deferredWork is not null) FinishDeferredBlocking(); // inside EXEC the reply takes its place in the array
-            if (_deferredReads is not null) FinishDeferredReadsBlocking();
+            Deferred.FinishBlocking(); // inside EXEC the reply takes its place in the array
         }
-        finally { _argv = saved; }
+        finally { Args.EndQueued(saved); }
     }
 
     /// <summary>For EXEC: collects the AOF records of the commands run until EndExec, which appends them as one batch.</summary>

@@ -15,8 +15,15 @@ internal sealed class PropagationEffect : CommandEffect
         var p = session.Propagation;
         if (p.IsNothing) return;
         if (session.TransactionLog is { } batch) p.Materialize(session, batch);
-        else if (p.Several is { } many)
-            session.RepliesWaitFor(aof.AppendTransaction(many.Select(c => (session.Database, AofLog.Materialize(session, c))).ToList()));
+        else if (p.Several is not null) session.RepliesWaitFor(aof.AppendTransaction(Materialized(session, p)));
         else session.RepliesWaitFor(aof.Append(session.Database, session, p.Rewrite));
+    }
+
+    // Its own method: a lambda over session in After would allocate its closure on every call, write or not.
+    private static List<(int Db, byte[][] Args)> Materialized(RespServerSession session, Propagation p)
+    {
+        var records = new List<(int Db, byte[][] Args)>();
+        p.Materialize(session, records);
+        return records;
     }
 }
