@@ -27,7 +27,7 @@ public class ProcessTests
         {
             if (p.HasExited) Assert.Fail("server exited: " + p.StandardError.ReadToEnd() + p.StandardOutput.ReadToEnd());
             try { using var c = new RespClient("127.0.0.1", port, 2000); c.Execute("PING"); return; }
-            catch (SocketException) { Thread.Sleep(100); }
+            catch (SocketException) { Thread.Sleep(20); }
         }
         Assert.Fail("server did not start");
     }
