@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Packs and checks the NuGet deliveries (docs/packaging.md):
-#   1. packs the libraries Garnet.Common, Garnet.Storage, Garnet.Server, Garnet.Host, Garnet.Client and the .NET tool
-#      garnet-cache-server (main/GarnetServer) into the local folder feed artifacts/packages, with symbol packages;
-#   2. checks each package's metadata (license, repository, readme, description, dependencies) and its .snupkg;
-#   3. installs the tool from the feed into a temporary --tool-path, runs it, PING/SET/GET through redis-cli, SHUTDOWN,
-#      and checks it exits 0;
-#   4. builds and runs samples/EmbeddedCheck, which consumes Garnet.Host and Garnet.Client from the feed (its
+# Packs and checks the NuGet deliveries (docs/packaging.md), running the commands the documentation gives a user:
+#   1. takes the checked blocks of the getting-started page (website/docs/getting-started.md; scripts/doc-blocks.py: the
+#      blocks marked <!-- package-test: NAME -->) and checks that the package commands of README.md and docs/packaging.md
+#      (blocks marked "same") are among them;
+#   2. runs the page's embedding commands as they stand, from the clone's root, with HOME in a temporary folder so that
+#      ~/GarnetApp, ~/garnet-data and the --global tool stay out of the real home (the user's NuGet.Config is copied in):
+#      the pack of scripts/packages.slnf (Garnet.Common, Garnet.Storage, Garnet.Server, Garnet.Host, Garnet.Client and
+#      the .NET tool garnet-cache-server, with symbol packages) into the folder feed artifacts/packages, a new console
+#      app whose nuget.config names that folder, `dotnet add package Garnet.Host`; then the page's Program.cs and its
+#      `dotnet run`, which must print "listening on <port>" and exit 0;
+#   3. checks each package's metadata (license, repository, readme, description, dependencies) and its .snupkg;
+#   4. runs the page's .NET tool commands: the pack of main/GarnetServer, `dotnet tool install --global`, then the
+#      server command in the background (on a free port instead of 6379 when 6379 is taken: said in the output),
+#      --version, PING/SET/GET through redis-cli, SHUTDOWN, and checks it exits 0 and made its --dir;
+#   5. builds and runs samples/EmbeddedCheck, which consumes Garnet.Host and Garnet.Client from the feed (its
 #      nuget.config) and checks an embedded server (exit code 0 when every check passed).
 # Packages are restored into a temporary NuGet packages folder, so a re-packed 0.1.0 is never shadowed by an older
 # copy in ~/.nuget/packages. The last line is "packages: N passed, N failed"; exits non-zero on the first failure.
@@ -15,6 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 FEED=$ROOT/artifacts/packages
+PAGE=website/docs/getting-started.md
 TMP=$(mktemp -d /tmp/garnet-package-test-XXXXXX)
 export NUGET_PACKAGES=$TMP/nuget-packages
 VERSION=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' Directory.Build.props | head -1)
@@ -36,16 +45,39 @@ if ! command -v redis-cli >/dev/null 2>&1; then
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-tools >/dev/null
 fi
 
-# 1. pack
+# A user's home for the documented commands: their ~ is this folder; NuGet sources as the real user has them.
+USER_HOME=$TMP/home
+mkdir -p "$USER_HOME/.nuget/NuGet"
+[ -f "$HOME/.nuget/NuGet/NuGet.Config" ] && cp "$HOME/.nuget/NuGet/NuGet.Config" "$USER_HOME/.nuget/NuGet/"
+as_user() { HOME="$USER_HOME" PATH="$USER_HOME/.dotnet/tools:$PATH" "$@"; }
+
+# 1. the documented commands
+BLOCKS=$TMP/blocks
+python3 scripts/doc-blocks.py "$BLOCKS" "$PAGE" README.md docs/packaging.md >"$TMP/blocks.log" 2>&1 \
+  || { cat "$TMP/blocks.log"; fail "the documented package commands (above)"; }
+for b in embed embed-Program.cs embed-run tool; do [ -s "$BLOCKS/$b" ] || fail "$PAGE has no block '$b'"; done
+ok "$PAGE: $(ls "$BLOCKS" | wc -l) checked blocks; README.md and docs/packaging.md show only commands among them"
+
+# 2. embedding, as the page says
 mkdir -p "$FEED"
 rm -f "$FEED"/Garnet.*.nupkg "$FEED"/Garnet.*.snupkg "$FEED"/garnet-cache-server.*
 start=$(date +%s)
-# One pack of scripts/packages.slnf (the six packable projects of Garnet.sln): one build, in dependency order.
-dotnet pack scripts/packages.slnf -c Release -o "$FEED" --nologo -v quiet >"$TMP/pack.log" 2>&1 \
-  || { cat "$TMP/pack.log"; fail "dotnet pack scripts/packages.slnf"; }
-ok "packed 6 packages in $(( $(date +%s) - start )) s into artifacts/packages"
+{ cat "$BLOCKS/embed"; echo "pwd >'$TMP/appdir'"; } >"$TMP/embed.sh"   # where the block left the user: their project
+as_user bash -euo pipefail "$TMP/embed.sh" >"$TMP/embed.log" 2>&1 \
+  || { tail -40 "$TMP/embed.log"; fail "the page's embedding commands (log above)"; }
+expect "the pack made the six packages" 6 "$(ls "$FEED"/*.nupkg | wc -l)"
+APP=$(cat "$TMP/appdir")
+ok "embedding commands: packed, $(basename "$APP") created, Garnet.Host added ($(( $(date +%s) - start )) s)"
+cp "$BLOCKS/embed-Program.cs" "$APP/Program.cs"
+start=$(date +%s)
+set +e
+(cd "$APP" && as_user timeout 300 bash -euo pipefail "$BLOCKS/embed-run") >"$TMP/app.log" 2>&1; rc=$?
+set -e
+expect "the page's Program.cs, dotnet run: exit code ($(( $(date +%s) - start )) s)" 0 "$rc"
+grep -Eq '^listening on [0-9]+$' "$TMP/app.log" || { cat "$TMP/app.log"; fail "dotnet run did not print 'listening on <port>'"; }
+ok "dotnet run printed '$(grep -E '^listening on' "$TMP/app.log")'"
 
-# 2. metadata
+# 3. metadata
 python3 - "$FEED" "$VERSION" >"$TMP/meta.log" 2>&1 <<'PY' || { cat "$TMP/meta.log"; fail "package metadata (above)"; }
 import sys, zipfile, re, os
 feed, version = sys.argv[1], sys.argv[2]
@@ -91,16 +123,26 @@ sys.exit(1 if errors else 0)
 PY
 ok "package metadata: license, repository, readme, description, dependencies, symbols"
 
-# 3. the tool
+# 4. the tool, as the page says: every command but the server's, then the server in the background
 start=$(date +%s)
-dotnet tool install garnet-cache-server --version "$VERSION" --tool-path "$TMP/tools" --add-source "$FEED" \
-  >"$TMP/tool.log" 2>&1 || { cat "$TMP/tool.log"; fail "dotnet tool install"; }
-ok "tool installed from the local feed in $(( $(date +%s) - start )) s"
-expect "garnet-cache-server --version" 0 "$("$TMP/tools/garnet-cache-server" --version >/dev/null 2>&1; echo $?)"
-PORT=""
-for p in $(seq 16480 16580); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { PORT=$p; break; }; done
-[ -n "$PORT" ] || fail "no free port"
-"$TMP/tools/garnet-cache-server" --port "$PORT" --dir "$TMP/tool-data" >"$TMP/server.log" 2>&1 &
+grep -v '^garnet-cache-server ' "$BLOCKS/tool" >"$TMP/tool.sh"
+SERVER_CMD=$(grep '^garnet-cache-server ' "$BLOCKS/tool" | head -1)
+[ -n "$SERVER_CMD" ] || fail "the page's tool block starts no garnet-cache-server"
+as_user bash -euo pipefail "$TMP/tool.sh" >"$TMP/tool.log" 2>&1 || { cat "$TMP/tool.log"; fail "the page's tool commands (log above)"; }
+ok "tool packed and installed --global from the feed ($(( $(date +%s) - start )) s)"
+expect "garnet-cache-server --version" 0 "$(as_user garnet-cache-server --version >/dev/null 2>&1; echo $?)"
+PORT=$(sed -n 's/.*--port \([0-9]*\).*/\1/p' <<<"$SERVER_CMD")
+[ -n "$PORT" ] || fail "no --port in '$SERVER_CMD'"
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  free=""
+  for p in $(seq 16480 16580); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { free=$p; break; }; done
+  [ -n "$free" ] || fail "no free port"
+  log "port $PORT is taken on this machine: the server runs on $free instead"
+  SERVER_CMD=${SERVER_CMD/--port $PORT/--port $free}
+  PORT=$free
+fi
+log "running: $SERVER_CMD"
+as_user bash -c "exec $SERVER_CMD" >"$TMP/server.log" 2>&1 &   # exec: SERVER_PID is the server's
 SERVER_PID=$!
 for _ in $(seq 1 150); do
   [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ] && break
@@ -114,8 +156,13 @@ redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
 set +e; wait "$SERVER_PID"; rc=$?; set -e
 SERVER_PID=""
 expect "tool: exit code after SHUTDOWN" 0 "$rc"
+DIR_ARG=$(sed -n 's/.*--dir \([^ ]*\).*/\1/p' <<<"$SERVER_CMD")
+if [ -n "$DIR_ARG" ]; then
+  DIR_PATH=$(HOME="$USER_HOME" bash -c "echo $DIR_ARG")
+  [ -d "$DIR_PATH" ] && ok "tool: --dir $DIR_ARG made and used" || fail "tool: --dir $DIR_ARG ($DIR_PATH) was not made"
+fi
 
-# 4. the sample, from the feed
+# 5. the sample, from the feed
 start=$(date +%s)
 set +e
 dotnet run --project samples/EmbeddedCheck -c Release -p:GarnetVersion="$VERSION" >"$TMP/sample.log" 2>&1; rc=$?

@@ -1,26 +1,25 @@
 // Resp.benchmark against Debian's redis-server (started here on free ports, when it is installed): every op runs
 // without error replies, including the sorted set, list and hash ops our server lacks, and --tls works against
-// Redis's own TLS. Ignored (not passed) when redis-server is missing.
+// Redis's own TLS. Fails when redis-server is missing (RequiredTools: scripts/test.sh installs it).
 using System.Diagnostics;
 using System.Net.Sockets;
 
 namespace Garnet.client.test;
 
-/// <summary>One redis-server process of our own, stopped (by its process id) on Dispose.</summary>
+/// <summary>One redis-server process of our own, stopped (by its process id) on Dispose. Constructing one fails the test
+/// when redis-server is missing (RequiredTools).</summary>
 public sealed class RedisServerProcess : IDisposable
 {
     private readonly Process _process;
     public int Port { get; }
     public string Dir { get; }
 
-    public static string? Executable =>
-        new[] { "/usr/bin/redis-server", "/usr/local/bin/redis-server" }.FirstOrDefault(File.Exists);
-
     public RedisServerProcess(string extraArgs = "", int? port = null, Func<bool>? ready = null)
     {
+        string executable = RequiredTools.RedisServer;
         Dir = Directory.CreateTempSubdirectory("resp-bench-redis-").FullName;
         Port = port ?? Garnet.test.shared.TestPorts.Free();
-        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {Dir} {extraArgs}")
+        var psi = new ProcessStartInfo(executable, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {Dir} {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -69,7 +68,6 @@ public class RedisServerTests
     [OneTimeSetUp]
     public void Start()
     {
-        if (RedisServerProcess.Executable is null) Assert.Ignore("redis-server is not installed (apt-get install redis-server)");
         _redis = new RedisServerProcess();
     }
 
@@ -148,8 +146,7 @@ public class RedisServerTests
             }
             catch (InvalidOperationException)
             {
-                Assert.Ignore("this redis-server was built without TLS");
-                return;
+                throw RequiredTools.Missing("redis-server did not start with TLS options (Debian's redis-server is built with TLS)");
             }
             using (redis)
             {

@@ -142,16 +142,18 @@ public class RespPipelineClientTests
     [Test]
     public void MoreRepliesThanRequestsIsAFault()
     {
+        using var release = new ManualResetEventSlim();
         var (port, task) = FakeServer(s =>
         {
             var buf = new byte[100];
             s.Receive(buf);
             s.Send("+OK\r\n+EXTRA\r\n"u8.ToArray());
-            Thread.Sleep(500);
+            release.Wait(10000); // the connection stays open until the client has seen the extra reply
         });
         using var client = RespPipelineClient.Connect(new RespConnectionOptions { Port = port, TimeoutMs = 5000 });
         client.Send("*1\r\n$4\r\nPING\r\n"u8, 1);
         Assert.That(() => { client.WaitForReplies(2); }, Throws.InstanceOf<IOException>().With.Message.Contains("2 replies for 1 requests"));
+        release.Set();
         task.Wait(5000);
     }
 
@@ -160,6 +162,7 @@ public class RespPipelineClientTests
     {
         // The fake server dribbles a reply stream out a few bytes at a time.
         var replies = Encoding.ASCII.GetBytes(string.Concat(Enumerable.Repeat("*2\r\n$5\r\nhello\r\n-ERR x\r\n:7\r\n$-1\r\n+OK\r\n", 50)));
+        using var release = new ManualResetEventSlim();
         var (port, task) = FakeServer(s =>
         {
             var buf = new byte[100_000];
@@ -170,12 +173,13 @@ public class RespPipelineClientTests
                 s.Send(replies.AsSpan(i, Math.Min(3, replies.Length - i)));
                 if (i % 60 == 0) Thread.Sleep(1);
             }
-            Thread.Sleep(200);
+            release.Wait(10000); // the connection stays open until the client has counted every reply
         });
         using var client = RespPipelineClient.Connect(new RespConnectionOptions { Port = port, TimeoutMs = 5000 });
         var w = new RespCommandWriter();
         for (int i = 0; i < 200; i++) w.WriteCommand("PING"u8);
         client.Execute(w.Written, w.Commands);
+        release.Set();
         Assert.That(client.Replies, Is.EqualTo(200));
         Assert.That(client.ErrorReplies, Is.EqualTo(50), "one of the two elements of each array is an error");
         Assert.That(client.NullReplies, Is.EqualTo(50));

@@ -118,7 +118,10 @@ public class CheckpointTests
             Assert.That(admin.Execute("BGSAVE").Text, Is.EqualTo("Background saving started"));
             var deadline = DateTime.UtcNow.AddSeconds(30);
             while (!admin.Execute("INFO", "persistence").Text!.Contains("rdb_saves:1") && DateTime.UtcNow < deadline) Thread.Sleep(20);
-            Thread.Sleep(200); // writes go on after the cut
+            // Writes go on after the cut: each writer acknowledges 100 more (or has written all it would).
+            long[] atSave = [Volatile.Read(ref acknowledgedBeforeBgsave[0]), Volatile.Read(ref acknowledgedBeforeBgsave[1])];
+            Poll.True(() => Enumerable.Range(0, 2).All(t => Volatile.Read(ref acknowledgedBeforeBgsave[t]) >= Math.Min(atSave[t] + 100, 200_000) || writers[t].IsCompleted),
+                "100 more writes of each writer after the save");
             Volatile.Write(ref stop, 1);
             Task.WaitAll(writers);
             Assert.That(floor[0] + floor[1], Is.GreaterThan(0), "writers were running");

@@ -125,7 +125,8 @@ public class ClientCommandTests : ServerFixture
             var big = RespClient.Encode("ECHO", new string('z', 1 << 20));
             // (our sends block too once the server stops reading: back-pressure works both ways)
             try { for (int i = 0; i < 64; i++) victim.Send(big); } catch (System.Net.Sockets.SocketException) { }
-            Thread.Sleep(300);
+            // A send that timed out (1 s) means the server stopped reading: it is stuck sending the replies it has begun.
+            Poll.True(() => _server.Server.Server.Clients.TryGet(id, out var s) && s!.Connection.BytesOut > 0, "the first replies to the victim");
             RespAssert.Integer(killer.Execute("CLIENT", "KILL", "ID", id.ToString()), 1);
             var sw = System.Diagnostics.Stopwatch.StartNew();
             while (killer.Execute("CLIENT", "LIST").Text!.Contains($"id={id} ") && sw.Elapsed < TimeSpan.FromSeconds(10)) Thread.Sleep(50);

@@ -1,1 +1,2 @@
 global using NUnit.Framework;
+global using Garnet.test.shared;

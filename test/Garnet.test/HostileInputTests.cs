@@ -48,8 +48,8 @@ public class HostileInputTests
 
         GC.Collect();
         GC.WaitForPendingFinalizers();
-        Thread.Sleep(500);
-        long after = Process.GetCurrentProcess().WorkingSet64;
+        long after = 0;
+        Poll.Until(() => (after = Process.GetCurrentProcess().WorkingSet64) - before < 512L * 1024 * 1024, TimeSpan.FromSeconds(10));
         Assert.That(after - before, Is.LessThan(512L * 1024 * 1024), $"working set grew from {before >> 20} MB to {after >> 20} MB");
         // All attack connections are gone from the registry.
         var sw = Stopwatch.StartNew();
@@ -111,14 +111,17 @@ public class HostileInputTests
         var sockets = new List<Socket>();
         try
         {
+            var promise = Encoding.ASCII.GetBytes($"*2\r\n$4\r\nECHO\r\n${512 * 1024 * 1024}\r\nx");
             for (int i = 0; i < 200; i++)
             {
                 var s = new Socket(SocketType.Stream, ProtocolType.Tcp);
                 s.Connect("127.0.0.1", server.Port);
-                s.Send(Encoding.ASCII.GetBytes($"*2\r\n$4\r\nECHO\r\n${512 * 1024 * 1024}\r\nx"));
+                s.Send(promise);
                 sockets.Add(s);
             }
-            Thread.Sleep(500);
+            // The server has read every promise (and would have reserved its memory by now).
+            Poll.True(() => server.Server.Server.Clients.Snapshot().Count(s => s.Connection.BytesIn >= promise.Length) >= 200,
+                "the 200 promises to be read");
             using var c = server.Client();
             RespAssert.Simple(c.Execute("PING"), "PONG");
             long after = Process.GetCurrentProcess().WorkingSet64;

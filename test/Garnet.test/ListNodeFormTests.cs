@@ -319,7 +319,6 @@ public class ListNodeFormTests
         var dumps = new[] { "u", "g" }.ToDictionary(k => k, k => c.Execute("DUMP", k).Bytes!);
         foreach (var (key, dump) in dumps) Assert.That(c.Execute("RESTORE", "r:" + key, "0", dump).Text, Is.EqualTo("OK"));
         Check(c, "r:");
-        if (RedisProcess.Executable is null) Assert.Ignore("redis-server is not installed: our DUMP was not loaded by Redis");
         using var redis = new RedisProcess();
         using var r = new RespClient("127.0.0.1", redis.Port, 10000);
         foreach (var (key, dump) in dumps) Assert.That(r.Execute("RESTORE", key, "0", dump).Text, Is.EqualTo("OK"), key);

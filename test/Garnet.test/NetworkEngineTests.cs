@@ -60,11 +60,23 @@ public class NetworkEngineTests(string engine)
         setter.Execute("SET", "ne:big", value);
         using var slow = server.Client(30_000);
         slow.Socket.ReceiveBufferSize = 64 * 1024;
+        long slowId = slow.Execute("CLIENT", "ID").Integer;
         const int Gets = 40; // 40 MB of replies: far more than the socket buffers hold
         var batch = new List<byte>();
         for (int i = 0; i < Gets; i++) batch.AddRange(RespClient.Encode("GET", "ne:big"));
         slow.SendRaw(batch.ToArray());
-        Thread.Sleep(300); // the server has filled the socket and waits for it to drain
+        // The server has read the GETs, filled the socket and waits for it to drain: what it has sent to slow stops
+        // growing (unchanged for 20 ms).
+        long received = RespClient.Encode("CLIENT", "ID").Length + batch.Count, sent = -1;
+        int unchanged = 0;
+        Poll.True(() =>
+        {
+            if (!server.Server.Server.Clients.TryGet(slowId, out var s) || s!.Connection.BytesIn < received) return false;
+            long now = s.Connection.BytesOut;
+            unchanged = now == sent ? unchanged + 1 : 0;
+            sent = now;
+            return unchanged >= 4;
+        }, "the replies to the slow client to stall");
         using var other = server.Client(2000);
         for (int i = 0; i < 20; i++) RespAssert.Simple(other.Execute("PING"), "PONG");
         for (int i = 0; i < Gets; i++) RespAssert.Bulk(slow.Read(), value);
@@ -82,7 +94,7 @@ public class NetworkEngineTests(string engine)
         RespAssert.Simple(a.Execute("CLIENT", "TRACKING", "ON"), "OK");
         RespAssert.Bulk(a.Execute("GET", "ne:tracked"), "1");
         a.Send("BLPOP", "ne:list", "10");
-        Thread.Sleep(200); // a waits in BLPOP
+        Poll.True(() => server.Server.Server.Blocked.Count == 1, "a to wait in BLPOP");
         b.Execute("SET", "ne:tracked", "2");
         var push = a.Read();
         Assert.That(push.Type, Is.EqualTo(RespType.Push), push.ToString());
@@ -101,7 +113,7 @@ public class NetworkEngineTests(string engine)
         using var b = server.Client();
         long id = a.Execute("CLIENT", "ID").Integer;
         a.Send("BLPOP", "ne:never", "0");
-        Thread.Sleep(200);
+        Poll.True(() => server.Server.Server.Blocked.Count == 1, "a to wait in BLPOP");
         RespAssert.Integer(b.Execute("CLIENT", "KILL", "ID", id.ToString()), 1);
         var deadline = DateTime.UtcNow.AddSeconds(10);
         while (!a.IsClosedByServer() && DateTime.UtcNow < deadline) Thread.Sleep(20);
@@ -117,6 +129,7 @@ public class NetworkEngineTests(string engine)
         using var server = Start();
         using var c = server.Client();
         c.Execute("SET", "ne:held", "v");
+        long cid = c.Execute("CLIENT", "ID").Integer;
         var locks = server.Server.Server.Store.Locks;
         int stripe = KeyLocks.StripeOf(Encoding.ASCII.GetBytes("ne:held"));
         locks.Enter(stripe, KeyLockMode.Exclusive);
@@ -124,7 +137,7 @@ public class NetworkEngineTests(string engine)
         {
             c.Send("GET", "ne:held");
             c.Send("PING");
-            Thread.Sleep(100); // c's GET waits for the stripe
+            Poll.True(() => server.Server.Server.Clients.TryGet(cid, out var s) && s!.LastCommand == "get", "c's GET to wait for the stripe");
             using var other = server.Client(2000);
             for (int i = 0; i < 20; i++) RespAssert.Simple(other.Execute("PING"), "PONG");
             Assert.That(other.Execute("GET", "ne:other").IsNull);

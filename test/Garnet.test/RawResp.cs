@@ -112,20 +112,20 @@ public sealed class RawResp : IDisposable
     public void Dispose() => _socket.Dispose();
 }
 
-/// <summary>A redis-server process of our own on a free port (no persistence), killed by its id on Dispose.</summary>
+/// <summary>A redis-server process of our own on a free port (no persistence), killed by its id on Dispose. Constructing
+/// one fails the test when redis-server is missing (RequiredTools).</summary>
 public sealed class RedisProcess : IDisposable
 {
     private readonly Process _process;
     public int Port { get; }
     private readonly string _dir;
 
-    public static string? Executable => new[] { "/usr/bin/redis-server", "/usr/local/bin/redis-server" }.FirstOrDefault(File.Exists);
-
     public RedisProcess(string extraArgs = "")
     {
+        string executable = RequiredTools.RedisServer;
         _dir = Directory.CreateTempSubdirectory("garnet-test-redis-").FullName;
         Port = shared.TestPorts.Free();
-        var psi = new ProcessStartInfo(Executable!, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir} {extraArgs}")
+        var psi = new ProcessStartInfo(executable, $"--port {Port} --bind 127.0.0.1 --save \"\" --appendonly no --dir {_dir} {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,

@@ -3,7 +3,7 @@
 // scores, coordinates, distances, geohashes, search order and membership, errors. Lines starting with "~" compare
 // numbers by value (7.0 prints non-integer zset scores with %.17g where 7.2, and this server, print the shortest
 // round-trip digits). A seeded random part adds clusters of points (with repeated positions, near the poles and the
-// antimeridian) and searches with every option. Ignored (not passed) when redis-server is missing.
+// antimeridian) and searches with every option. Fails when redis-server is missing (RequiredTools).
 using System.Globalization;
 using System.Text;
 

@@ -275,9 +275,5 @@ public class ScriptSandboxTests : ServerFixture
 
     private const string ScriptingBusy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 
-    private void WaitUntilBusy()
-    {
-        Assert.That(Poll.Until(() => _server.Server.Server.Scripts.Running is not null, TimeSpan.FromSeconds(20)), Is.True, "the script started");
-        Thread.Sleep(300); // past busy-reply-threshold (200 ms)
-    }
+    private void WaitUntilBusy() => BusyScript.PastThreshold(_server, 200); // busy-reply-threshold
 }

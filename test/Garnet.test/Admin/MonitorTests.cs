@@ -108,8 +108,7 @@ public class MonitorTests : ServerFixture
     [Test]
     public void RedisCliMonitorReadsIt()
     {
-        if (!File.Exists("/usr/bin/redis-cli")) Assert.Ignore("redis-cli is not installed");
-        var psi = new System.Diagnostics.ProcessStartInfo("/usr/bin/redis-cli", $"-p {_server.Port} monitor") { RedirectStandardOutput = true };
+        var psi = new System.Diagnostics.ProcessStartInfo(RequiredTools.RedisCli, $"-p {_server.Port} monitor") { RedirectStandardOutput = true };
         using var cli = System.Diagnostics.Process.Start(psi)!;
         try
         {

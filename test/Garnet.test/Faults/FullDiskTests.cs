@@ -60,8 +60,8 @@ public class FullDiskTests
             if (fsync == "always")
             {
                 // The writer's SET whose AOF block could not be written has no reply yet (unless the log's own device
-                // failed first, which refuses the write at once).
-                Thread.Sleep(1000);
+                // failed first, which refuses the write at once): given a second to answer, it does not.
+                Poll.Until(() => writer.IsCompleted, TimeSpan.FromSeconds(1));
                 if (writer.IsCompleted) Assert.That(firstError, Does.StartWith("MISCONF"));
                 else TestContext.Progress.WriteLine($"always: SET k{Volatile.Read(ref inFlight)} waits for its AOF block");
             }
@@ -86,7 +86,7 @@ public class FullDiskTests
             if (fsync != "always")
             {
                 server.Signal("TERM");
-                Thread.Sleep(8000);
+                Poll.True(() => server.Output.Contains("can't exit") || server.HasExited, "the stop attempt to fail", TimeSpan.FromSeconds(60));
                 Assert.That(server.HasExited, Is.False, "no exit while the checkpoint at stop fails: " + server.Output);
                 Assert.That(server.Output, Does.Contain("can't exit"));
                 using (var c2 = server.Client()) RespAssert.Simple(c2.Execute("PING"), "PONG");

@@ -66,16 +66,18 @@ public class LargeValueLatencyTests
                 sw.Restart();
                 if (pinger.Execute("PING").Text != "PONG") throw new InvalidOperationException("PING failed");
                 longestTicks = Math.Max(longestTicks, sw.Elapsed.Ticks);
-                pings++;
+                Volatile.Write(ref pings, pings + 1);
                 Thread.Sleep(1);
             }
         });
-        Thread.Sleep(100);
+        // The pinger is under way before the action, and a few PINGs follow it (one sent during the action has its answer).
+        Poll.Until(() => Volatile.Read(ref pings) >= 5 || ping.IsCompleted, TimeSpan.FromSeconds(10));
         RespValue reply;
         try { reply = action(); }
         finally
         {
-            Thread.Sleep(100);
+            int after = Volatile.Read(ref pings);
+            Poll.Until(() => Volatile.Read(ref pings) >= after + 5 || ping.IsCompleted, TimeSpan.FromSeconds(10));
             stop.Cancel();
             ping.Wait(TimeSpan.FromSeconds(35));
         }

@@ -52,14 +52,14 @@ public class ScriptFaultTests
         Assert.That(sw.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
         // A sort comparator that loops: SCRIPT KILL ends it; PING is answered BUSY meanwhile and PONG afterwards.
         c.Send("EVAL", "table.sort({3, 2, 1, 4, 5}, function(a, b) while true do end end)", "0");
-        Thread.Sleep(500);
+        Poll.True(() => other.Execute("PING").IsError, "PING answered BUSY (the script runs past busy-reply-threshold)");
         RespAssert.Error(other.Execute("PING"), "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         RespAssert.Simple(other.Execute("SCRIPT", "KILL"), "OK");
         Assert.That(c.Read().Text, Does.StartWith("ERR Script killed by user with SCRIPT KILL..."));
         using (var third = server.Client(5000)) RespAssert.Simple(third.Execute("PING"), "PONG");
         // One that wrote first cannot be killed; SHUTDOWN NOSAVE still ends the process.
         c.Send("EVAL", "redis.call('set', 'w', '1') table.sort({3, 2, 1, 4, 5}, function(a, b) while true do end end)", "0");
-        Thread.Sleep(500);
+        Poll.True(() => other.Execute("PING").IsError, "PING answered BUSY (the script wrote, then loops)");
         Assert.That(other.Execute("SCRIPT", "KILL").Text, Does.StartWith("UNKILLABLE"));
         sw.Restart();
         other.Send("SHUTDOWN", "NOSAVE");

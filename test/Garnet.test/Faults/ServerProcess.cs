@@ -43,8 +43,8 @@ public sealed class ServerProcess : IDisposable
         {
             if (_process.HasExited) Assert.Fail("server exited: " + Output);
             try { using var c = Client(2000); c.Execute("PING"); return; }
-            catch (System.Net.Sockets.SocketException) { Thread.Sleep(100); }
-            catch (IOException) { Thread.Sleep(100); }
+            catch (System.Net.Sockets.SocketException) { Thread.Sleep(20); }
+            catch (IOException) { Thread.Sleep(20); }
         }
         Assert.Fail("server did not start: " + Output);
     }

@@ -49,10 +49,9 @@ public class UnixSocketTests
     [Test]
     public void RedisCliDashS()
     {
-        if (!RedisCli.Available) Assert.Ignore("redis-cli not installed (run scripts/test.sh)");
         using var server = new TestServer(o => { o.Port = 0; o.UnixSocket = _path; });
         Assert.That(server.Server.EndPoints, Is.Empty, "--port 0 with a Unix socket: no TCP listener (as Redis)");
-        var psi = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, UseShellExecute = false };
+        var psi = new ProcessStartInfo(RequiredTools.RedisCli) { RedirectStandardOutput = true, UseShellExecute = false };
         foreach (var a in new[] { "-s", _path, "SET", "cli:k", "v" }) psi.ArgumentList.Add(a);
         using (var p = Process.Start(psi)!) { Assert.That(p.StandardOutput.ReadToEnd().Trim(), Is.EqualTo("OK")); p.WaitForExit(10000); }
         psi.ArgumentList.Clear();

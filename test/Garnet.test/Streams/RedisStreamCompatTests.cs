@@ -3,7 +3,7 @@
 // delivery times) or Redis's radix-tree node count are run on both but not compared (lines starting with "#"); those
 // are checked by StreamCommandTests with the server's clock, and so are the few replies where Redis 7.2 (our reference)
 // differs from 7.0: XADD ms-* after ms-<max>, XSETID's check order, the HELP texts, the unbalanced-XREAD error and
-// XREAD's "+" (Redis 7.4). Ignored (not passed) when redis-server is missing.
+// XREAD's "+" (Redis 7.4). Fails when redis-server is missing (RequiredTools).
 using System.Globalization;
 using System.Text;
 

@@ -153,7 +153,6 @@ public class StreamPersistenceTests
         bad[30] ^= 0x10;
         Assert.That(c.Execute("RESTORE", "bad", "0", bad).Text, Is.EqualTo("ERR DUMP payload version or checksum are wrong"));
         var ours = c.Execute("DUMP", "rs").Bytes!;
-        if (RedisProcess.Executable is null) Assert.Ignore("redis-server is not installed: our DUMP was not loaded by Redis");
         using var redis = new RedisProcess();
         using var r = new RespClient("127.0.0.1", redis.Port, 10000);
         Assert.That(r.Execute("RESTORE", "rs", "0", ours).Text, Is.EqualTo("OK"));
