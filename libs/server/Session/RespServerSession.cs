@@ -133,6 +133,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>Number of arguments including the command name.</summary>
     public int Argc => Args.Count;
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     public ReadOnlySpan<byte> Arg(int index) => Args[index];
 
     public string ArgString(int index) => Encoding.UTF8.GetString(Args[index]);
