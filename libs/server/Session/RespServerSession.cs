@@ -1,16 +1,11 @@
-// RespServerSession: the state of one client connection and the request loop that runs its commands.
+// RespServerSession: one client connection: its state (name, user, database, reply modes, counters), the objects of
+// its features (MULTI, subscriptions, tracking, the deferred reply, the running command's arguments), and the loop
+// that parses its requests and hands each to its CommandRunner (the request path's stages).
 // Invariants:
-//  - Only the connection's own thread calls Process/handlers; other threads read the public
-//    properties (CLIENT LIST, INFO) racily, which is fine for figures, and call Kill().
-//  - Arguments are slices of the receive buffer (or of the parser's scratch for inline requests),
-//    valid only while the current command runs: handlers copy what they keep, or take a large one with its buffer
-//    (TakeLargeArgument, after which the connection receives into a new buffer).
-//  - Order of checks before a handler runs is Redis's: unknown command, unknown subcommand, arity (Resolve), then
-//    authentication, not-in-MULTI, refused writes, RESP2 subscribed mode (Admit). In MULTI, an admitted command is
-//    queued; otherwise its keys are locked (CommandKeyLocks; a read of one key reads optimistically and is redone
-//    locked if an exclusive holder interfered) and RunHandler runs it, logs it to the AOF and breaks WATCHes on its
-//    keys, all before the locks go. EXEC takes the locks of every queued key at once and calls RunHandler for each
-//    command under them (Transactions/TransactionCommands), with the queued arguments in place of the parser's (CommandArguments).
+//  - Only the connection's own thread calls Process and the handlers; other threads read the public properties
+//    (CLIENT LIST, INFO) racily, which is fine for figures, and call Kill().
+//  - A request that must wait (CLIENT PAUSE, a busy script, keys being read from disk) stays unconsumed in the input
+//    and runs again once the wait ends; a deferred reply is written before the next request of this client runs.
 using System.Text;
 using Garnet.common.Networking;
 using Garnet.common.Resp;
@@ -45,7 +40,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Writer.AllowReferences = connection is not DetachedChannel;
         Context = new CommandContext(this);
         Deferred = new DeferredReply(this);
+        Runner = new CommandRunner(this);
     }
+
+    /// <summary>Runs this connection's requests through the request path.</summary>
+    internal CommandRunner Runner { get; }
 
     /// <summary>What this connection's command handlers see (one, reused for every command).</summary>
     public CommandContext Context { get; }
@@ -67,7 +66,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     public long CreatedMs { get; }
     /// <summary>Last time bytes were received from or sent to this client (Environment.TickCount64).</summary>
     public long LastInteractionMs => _connection.LastActivityMs;
-    public string LastCommand { get; private set; } = "NULL";
+    public string LastCommand { get; internal set; } = "NULL";
     public int Protocol { get => Writer.Protocol; set => Writer.Protocol = value; }
 
     private bool _authenticated;
@@ -93,36 +92,37 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
     // Redis's CLIENT_REPLY_OFF, CLIENT_REPLY_SKIP (this command's reply is dropped) and CLIENT_REPLY_SKIP_NEXT.
     internal bool ReplyOff, ReplySkip, ReplySkipNext;
-    private int _replyMark;      // where the running command's reply starts in Writer
     private bool _deferredMuted; // the deferred reply pending belongs to a muted command
-    private bool _pauseHeld;     // the current request waits for CLIENT PAUSE to end (left unconsumed)
+
+    /// <summary>The deferred reply pending belongs to a command whose reply is dropped (CLIENT REPLY OFF / SKIP).</summary>
+    internal bool DeferredMuted { get => _deferredMuted; set => _deferredMuted = value; }
 
     // ---- counters, summed by ServerStatistics ----
-    private long _commands, _errors, _writes;
-    public long CommandsProcessed => Volatile.Read(ref _commands);
+    /// <summary>This client's figures.</summary>
+    public ClientCounters Counters { get; } = new();
+    public long CommandsProcessed => Volatile.Read(ref Counters.Commands);
     /// <summary>Write commands of this client that succeeded (no error reply).</summary>
-    public long WritesApplied => Volatile.Read(ref _writes);
-    public long ErrorReplies => Volatile.Read(ref _errors);
+    public long WritesApplied => Volatile.Read(ref Counters.Writes);
+    public long ErrorReplies => Volatile.Read(ref Counters.Errors);
     public long NetInputBytes => _connection.BytesIn;
     public long NetOutputBytes => _connection.BytesOut;
-    private long _keyspaceHits, _keyspaceMisses;
-    public long KeyspaceHits => Volatile.Read(ref _keyspaceHits);
-    public long KeyspaceMisses => Volatile.Read(ref _keyspaceMisses);
+    public long KeyspaceHits => Volatile.Read(ref Counters.KeyspaceHits);
+    public long KeyspaceMisses => Volatile.Read(ref Counters.KeyspaceMisses);
 
     /// <summary>A read of a key's value (Redis's lookupKeyRead: GET, EXISTS, TTL, ...): INFO's keyspace_hits / misses.</summary>
     public void CountKeyLookup(bool hit)
     {
-        if (hit) _keyspaceHits++;
-        else _keyspaceMisses++;
+        if (hit) Counters.KeyspaceHits++;
+        else Counters.KeyspaceMisses++;
     }
 
     /// <summary>The same, for a lookup of key that Redis announces when it misses ("keymiss", class m).</summary>
     public void CountKeyLookup(bool hit, ReadOnlySpan<byte> key)
     {
-        if (hit) _keyspaceHits++;
+        if (hit) Counters.KeyspaceHits++;
         else
         {
-            _keyspaceMisses++;
+            Counters.KeyspaceMisses++;
             Notify(PubSub.NotifyClass.KeyMiss, "keymiss"u8, key);
         }
     }
@@ -142,7 +142,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     internal Storage.LargeValue? TakeLargeArgument(int index) => Args.TakeLarge(index, fromConnection: !InExec && _connection is not DetachedChannel);
 
     private Storage.StorageSession? _storage;
-    private CommandKeyLocks? _keyLocks;
+
+    /// <summary>The storage session, or null before the first command that used the store.</summary>
+    internal Storage.StorageSession? StorageIfAny => _storage;
     private long _aofLsn;
 
     /// <summary>This command's reply waits until the AOF has made lsn durable (with --aof-fsync always).</summary>
@@ -233,13 +235,16 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>Writes an error reply (text starts with its code, e.g. "ERR ...") and counts it.</summary>
     public void WriteError(string message)
     {
-        _errors++;
+        Counters.Errors++;
         Server.Stats.Errors.Count(message);
         Writer.WriteError(message);
     }
 
     /// <summary>Send the replies written so far, then close the connection.</summary>
     public void CloseAfterReply() => _closeAfterReply = true;
+
+    /// <summary>CloseAfterReply was called.</summary>
+    internal bool ClosingAfterReply => _closeAfterReply;
 
     /// <summary>True once Kill was called: the client is on its way out and no longer listed.</summary>
     public bool IsKilled => _killed || _connection.IsClosed;
@@ -260,7 +265,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             result = ProcessRequests(input);
         }
         finally { LeaveBatchEpoch(); }
-        _timer.Flush(Server);
+        Runner.Timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
         if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
         return result;
@@ -271,7 +276,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         // A deferred reply not awaited by the caller (AOF replay): wait for it here.
         Deferred.FinishWorkBlocking();
         if (Deferred.WaitsForReads && !Deferred.TryFinishReadsNow()) return ProcessResult.FlushAndContinue;
-        _timer.BeginBatch(Server);
+        Runner.Timer.BeginBatch(Server);
         while (true)
         {
             if (_killed || _closeAfterReply) return ProcessResult.Close;
@@ -283,7 +288,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
             {
                 case ParseStatus.Incomplete:
                     // Every request read ahead has run: give back the records ReadAhead kept for them.
-                    if (_readAhead is not null) _storage?.ReadAheadIdle();
+                    if (Runner.ReadAhead is not null) _storage?.ReadAheadIdle();
                     return ProcessResult.NeedMoreData;
                 case ParseStatus.Empty:
                     input.Start += consumed;
@@ -294,40 +299,39 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
                     return ProcessResult.Close;
             }
             Args.Parsed(input, consumed);
-            if (TryRunPlainRead())
+            if (Runner.TryRunPlainRead())
             {
                 input.Start += consumed;
                 if (HasDeferred) return ProcessResult.FlushAndContinue;
                 continue;
             }
             LeaveBatchEpoch();
-            Execute();
-            _plain = IsPlain();
-            if (_pauseHeld)
+            Runner.Execute();
+            Runner.UpdatePlain();
+            if (Runner.PauseHeld)
             {
                 // CLIENT PAUSE holds it: the request stays unconsumed and runs (or is held again) once the pause ends.
-                _pauseHeld = false;
+                Runner.PauseHeld = false;
                 _parser.Reset();
                 ReplyWhenDone(Server.Pause.WhenReleased(), static (_, _) => { });
                 return ProcessResult.FlushAndContinue;
             }
-            if (_readAheadStarted)
+            if (Runner.ReadAheadStarted)
             {
                 // Its keys are being read from disk: the request stays unconsumed and runs once the reads are done.
-                _readAheadStarted = false;
-                if (_readAhead!.Start(_parser, input.Data, input.Start + consumed, input.End) is { } blocks) ReplyWhenDone(blocks, static (_, _) => { });
+                Runner.ReadAheadStarted = false;
+                if (Runner.ReadAhead!.Start(_parser, input.Data, input.Start + consumed, input.End) is { } blocks) ReplyWhenDone(blocks, static (_, _) => { });
                 else ReplyWhenReadsDone(static (_, _) => { }); // a failed read shows when the request runs again
                 return ProcessResult.FlushAndContinue;
             }
-            if (_busyWait is { } busyWait)
+            if (Runner.TakeBusyWait() is { } busyWait)
             {
                 // Another client's script runs: this request stays unconsumed and runs again once it ends (or BUSY).
-                _busyWait = null;
                 _parser.Reset();
                 ReplyWhenDone(busyWait, static (_, _) => { });
                 return ProcessResult.FlushAndContinue;
             }
-            _readAhead?.Executed();
+            Runner.ReadAhead?.Executed();
             if (Args.InputTaken) Args.InputTaken = false; // the handler kept the buffer (TakeLargeArgument): input is a new, empty one
             else input.Start += consumed;
             if (_closeAfterReply) return ProcessResult.Close;
@@ -336,174 +340,16 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
     }
 
-    /// <summary>For CLIENT PAUSE WRITE: whether the MULTI queue holds a write (or may-replicate) command.</summary>
-    private bool QueuedWrites() => _transaction is { InMulti: true } tx
-        && tx.Commands.Any(q => (q.Command.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0);
-
     /// <summary>A monitor sees its own commands after their replies.</summary>
     internal void WriteMonitorLineToSelf(byte[] line) => (_afterReply ??= new List<byte[]>()).Add(line);
-
-    private ReadAhead? _readAhead;
-    private Task? _busyWait; // set by the busy gate: await it, then run the same request again
-    private bool _readAheadStarted;
 
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
     internal void ParsedAt(int offset) => Args.ParsedAt(offset);
 
-    // ---- the plain-read path (docs/performance.md, "The plain-read path") ----
-    // A session in its plain state (IsPlain: no MULTI, subscription, monitor, tracking, CLIENT REPLY change or output held
-    // back) runs a command the table flags PlainRead (GET) with only the checks that another thread can change made per
-    // command, and holds the store's epoch across a run of them: one announcement per run instead of two per read.
-    // Invariants: nothing that may wait runs while the batch holds the epoch (StorageSession.HoldEpoch, whose flag is the
-    // only record of it; LeaveBatchEpoch comes first: before the general path, before RunHandler takes a stripe after a
-    // failed optimistic read, at the end of every batch); a plain read
-    // runs only while no record is on disk (so it never waits for nor reads ahead from the disk) and when its optimistic
-    // read can begin; otherwise the request takes the general path, unchanged.
-    private bool _plain;             // IsPlain() as of the last command the general path ran
-    private CommandDefinition? _plainCandidate; // the last PlainRead command Resolve found (its name is compared first)
-
-    private bool IsPlain() => _transaction is not { InMulti: true } && _pubsub is not { Total: > 0 } && !IsMonitor
-        && !ReplyOff && !ReplySkip && !ReplySkipNext && _tracking is null && _afterReply is null && !_closeAfterReply
-        && CanFinishLater;
-
-    private bool TryRunPlainRead()
-    {
-        if (!_plain || _plainCandidate is not { } cmd || Args.Queued) return false;
-        if (!cmd.NameMatches(Arg(0)) || !cmd.ArityMatches(_parser.ArgCount)) return false;
-        var server = Server;
-        if (server.Pause.Mode != Clients.ClientPause.None || server.Scripts.Running is not null || server.Monitors.Count > 0
-            || (!_authenticated && Settings.PasswordRequired) || NotifyOn(PubSub.NotifyClass.KeyMiss)
-            || _storage is not { HasDiskData: false })
-            return false;
-        // GET's key, hashed once for its stripe and its index lookup (KeyHash: the stored key's hash derives from it).
-        ulong keyHash = Garnet.storage.Util.KeyHash.HashKey(Arg(1));
-        if (!(_keyLocks ??= new CommandKeyLocks(server.Store.Locks)).TryReadOptimistically(Garnet.server.Storage.KeyLocks.StripeOfHash(keyHash)))
-            return false;
-        _storage.HoldEpoch(); // once per run: a no-op while held
-        if (!ReferenceEquals(LastCommand, cmd.FullName)) LastCommand = cmd.FullName;
-        _optimisticRead = true;
-        try { RunPlainGet(cmd, keyHash); }
-        finally { _optimisticRead = false; }
-        _readAhead?.Executed();
-        return true;
-    }
-
-    /// <summary>
-    /// GET on the plain-read path (the table flags only GET PlainRead): its reply is written straight from the record in
-    /// memory (StorageSession.TryGetInMemory), with what RunHandler counts for it (the call and its time, a keyspace hit
-    /// or miss); whatever that read declines runs through RunHandler and GET's handler, unchanged. The optimistic read
-    /// is validated after the reply is written, as in RunHandler: if a writer of the key overlapped it, the reply is
-    /// dropped and GET runs again holding its stripe.
-    /// </summary>
-    private void RunPlainGet(CommandDefinition cmd, ulong keyHash)
-    {
-        var server = Server;
-        bool mayGroup = Metrics.CommandTimer.MayGroup(server, cmd);
-        long started = _timer.Start(server, mayGroup);
-        int mark = Writer.Length;
-        var found = _storage!.TryGetInMemory(Arg(1), keyHash, Database, Writer);
-        if (found == Garnet.storage.Store.InMemoryRead.NotFound && !Writer.TryWriteNullInPlace()) found = Garnet.storage.Store.InMemoryRead.Declined;
-        if (found == Garnet.storage.Store.InMemoryRead.Declined)
-        {
-            RunHandler(cmd);
-            return;
-        }
-        _optimisticRead = false;
-        if (!_keyLocks!.EndOptimisticRead())
-        {
-            Writer.Truncate(mark);
-            LeaveBatchEpoch(); // the stripe may make it wait
-            _keyLocks.Acquire(cmd, this, orderWrites: false);
-            try { RunHandler(cmd); }
-            finally { _keyLocks.Release(); }
-            return;
-        }
-        _commands++;
-        if (found == Garnet.storage.Store.InMemoryRead.Found) _keyspaceHits++;
-        else _keyspaceMisses++;
-        long ticks = _timer.Ended(server, cmd, started, failed: false, mayGroup, small: true);
-        if (ticks >= 0) Metrics.CommandObserver.Ran(this, cmd, ticks, failed: false);
-    }
-
     /// <summary>Gives up the epoch the batch's plain reads held (before anything that may wait).</summary>
-    private void LeaveBatchEpoch()
+    internal void LeaveBatchEpoch()
     {
         _storage?.LeaveHeldEpoch(); // a no-op when not held
-    }
-
-    private static long s_lastSecurityWarningMs = -1_000_000; // far enough back that the first warning is logged
-
-    private void Execute()
-    {
-        bool muted = ReplyOff || ReplySkip;
-        _replyMark = -1;
-        ExecuteCore();
-        if (_pauseHeld || _readAheadStarted) return; // it runs again later
-        if (muted && (ReplyOff || ReplySkip) && _replyMark >= 0)
-        {
-            // CLIENT REPLY OFF / SKIP: the reply is dropped (CLIENT REPLY ON clears the flags first, so its +OK goes out).
-            if (HasDeferred) _deferredMuted = true;
-            else if (Writer.Length > _replyMark) Writer.Truncate(_replyMark);
-        }
-        if (ReplySkip) ReplySkip = false;
-        if (ReplySkipNext) { ReplySkip = true; ReplySkipNext = false; }
-    }
-
-    private void ExecuteCore()
-    {
-        // Messages pushed to this subscriber before this command go out before its reply, as in Redis's output buffer
-        // (up to a flush's worth: a larger backlog goes out after the batch, so replies never carry it into the
-        // normal class's output limit).
-        if (_pubsub is { Total: > 0 } && _connection.PendingPushBytes is > 0 and <= FlushThreshold) _connection.DrainPushes(Writer);
-        _replyMark = Writer.Length;
-        var cmd = Resolve();
-        if (cmd is null || !Admit(cmd))
-        {
-            if (cmd is not null) Server.CommandStats.Rejected(cmd.Id);
-            _transaction?.FlagQueueingError(); // as Redis: a command refused while queueing fails the EXEC
-            return;
-        }
-        // CLIENT PAUSE: held before it is queued or run, as Redis's processCommand (monitors, Redis's replicas, never are).
-        if (Server.Pause.Mode != Clients.ClientPause.None && !IsMonitor && CanFinishLater && Server.Pause.Holds(cmd, QueuedWrites))
-        {
-            _pauseHeld = true;
-            return;
-        }
-        if (_transaction is { InMulti: true } && !cmd.RunsInMulti)
-        {
-            TransactionCommands.Queue(Context, cmd);
-            return;
-        }
-        // While another client's script runs, wait for it (up to busy-reply-threshold), then answer BUSY
-        // (Scripting/ScriptRunner.BusyGate). The wait leaves the request unconsumed and this thread free (ProcessRequests).
-        if (Server.Scripts.Running is not null && (cmd.Flags & CommandFlags.AllowBusy) == 0)
-        {
-            switch (Server.Scripts.BusyGate(this, CanFinishLater, out var wait, out string? busy))
-            {
-                case Scripting.ScriptRunner.GateOutcome.Busy:
-                    Server.CommandStats.Rejected(cmd.Id);
-                    WriteError(busy!);
-                    return;
-                case Scripting.ScriptRunner.GateOutcome.WaitLater:
-                    _busyWait = wait;
-                    return;
-            }
-        }
-        if (!(_readAhead ??= new ReadAhead(this)).Ready(cmd, Args.RequestsBehind))
-        {
-            _readAheadStarted = true;
-            return;
-        }
-        bool feed = Server.Monitors.Count > 0 && Clients.MonitorFeed.Shows(cmd);
-        if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript: false); feed = false; }
-        // A stream command finds the spilled blocks its read-ahead loaded; any other read of the spill file is counted.
-        var spillScope = Objects.Streams.StreamSpillFile.EnterRequest(_readAhead.PinnedBlocks);
-        try { RunLocked(cmd); }
-        finally { spillScope.Exit(); }
-        if (feed) Server.Monitors.Feed(this, fromScript: false);
-        // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
-        if (_tracking is { CachingGiven: true } && _transaction is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _tracking.CachingGiven = false;
-        if (_afterReply is not null) WriteAfterReply();
     }
 
     // ---- pub/sub (PubSub/PubSubCommands, PubSubRegistry) ----
@@ -563,168 +409,14 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         _pushTargets.Clear();
     }
 
-    private void WriteAfterReply()
+    /// <summary>Messages for this client published while its command ran are waiting to follow its reply.</summary>
+    internal bool HasAfterReply => _afterReply is not null;
+
+    internal void WriteAfterReply()
     {
         foreach (var m in _afterReply!) Writer.WriteRaw(m);
         _afterReply = null;
     }
-
-    /// <summary>The command named by the request (its subcommand where it has them), with the right number of arguments;
-    /// null after writing Redis's error.</summary>
-    private CommandDefinition? Resolve()
-    {
-        var name = Arg(0);
-        var cmd = Server.Commands.Find(name);
-        if (cmd is null)
-        {
-            if (Ascii.EqualsIgnoreCase(name, "POST"u8) || Ascii.EqualsIgnoreCase(name, "HOST:"u8))
-            {
-                long now = Environment.TickCount64, last = Interlocked.Read(ref s_lastSecurityWarningMs);
-                if (now - last > 60_000 && Interlocked.CompareExchange(ref s_lastSecurityWarningMs, now, last) == last)
-                    Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning(
-                        "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. Connection aborted.");
-                _closeAfterReply = true;
-                return null;
-            }
-            WriteUnknownCommand();
-            return null;
-        }
-        if (cmd.HasSubcommands && Argc >= 2)
-        {
-            var sub = cmd.FindSubcommand(Arg(1));
-            if (sub is null)
-            {
-                WriteError($"ERR unknown subcommand '{Truncate(ArgString(1), 128)}'. Try {cmd.Name.ToUpperInvariant()} HELP.");
-                return null;
-            }
-            cmd = sub;
-        }
-        LastCommand = cmd.FullName;
-        if (cmd.PlainRead) _plainCandidate = cmd;
-        if (!cmd.ArityMatches(Argc) || cmd.Handler is null)
-        {
-            Server.CommandStats.Rejected(cmd.Id);
-            WriteError($"ERR wrong number of arguments for '{cmd.FullName}' command");
-            return null;
-        }
-        return cmd;
-    }
-
-    /// <summary>Whether this client may run cmd now (Stages/RequestPath.Admission); false after writing why not.</summary>
-    private bool Admit(CommandDefinition cmd)
-    {
-        foreach (var check in Stages.RequestPath.Admission)
-            if (!check.Admit(this, cmd)) return false;
-        return true;
-    }
-
-    /// <summary>Runs cmd with its keys locked (a keyless write locks every key), then wakes clients blocked on its keys.</summary>
-    private void RunLocked(CommandDefinition cmd)
-    {
-        bool locked = false, lockedAll = false;
-        try
-        {
-            // A read of one key runs without taking its stripe when no exclusive holder interferes (checked after it ran,
-            // in RunHandler); a "keymiss" event could not be taken back, so with those on it takes the stripe.
-            if (cmd.HasStoreKeys && !NotifyOn(PubSub.NotifyClass.KeyMiss)
-                && (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).TryReadOptimistically(cmd, this))
-                _optimisticRead = true;
-            else if (cmd.HasStoreKeys) locked = (_keyLocks ??= new CommandKeyLocks(Server.Store.Locks)).Acquire(cmd, this, orderWrites: Server.Aof is not null);
-            else if ((cmd.Flags & CommandFlags.Write) != 0)
-            {
-                // A write without keys (FLUSHDB, FLUSHALL, SWAPDB) changes every key: it runs, and is logged, alone.
-                Server.Store.Locks.EnterAll();
-                lockedAll = true;
-            }
-            RunHandler(cmd);
-        }
-        finally
-        {
-            _optimisticRead = false;
-            if (locked) _keyLocks!.Release();
-            if (lockedAll) Server.Store.Locks.ExitAll();
-        }
-        // Clients blocked on a key this write touched try again (the first in line for each key).
-        if ((cmd.Flags & CommandFlags.Write) != 0 && Server.Blocked.Count > 0 && cmd.HasStoreKeys) SignalBlocked(cmd);
-    }
-
-    private bool _optimisticRead;   // RunLocked began an optimistic read of the command's key (CommandKeyLocks)
-
-    /// <summary>The running command reads its key optimistically: RunHandler checks afterwards that no writer of the key
-    /// (exclusive or single-key) ran meanwhile, and runs it again under the key's stripe if one did.</summary>
-    internal bool ReadIsValidatedAfter => _optimisticRead;
-
-    /// <summary>
-    /// Runs cmd's handler with its locks held by the caller. A write that succeeded is logged to the AOF (or to the
-    /// running transaction's batch) and breaks the WATCHes of its keys, before the caller releases the locks.
-    /// </summary>
-    internal void RunHandler(CommandDefinition cmd)
-    {
-        _commands++;
-        _storage?.BeginCommand();
-        Writer.Limit = Settings.Limits.OutputBufferHardLimit;
-        int mark = Writer.Length;
-        long errorsBefore = _errors;
-        // Within a batch a command starts when the one before it ended (its parsing and dispatch count as its own time);
-        // back-to-back fast commands share clock readings (Metrics/CommandTimer).
-        bool mayGroup = Metrics.CommandTimer.MayGroup(Server, cmd);
-        long started = _timer.Start(Server, mayGroup);
-        try
-        {
-            Propagation.Begin();
-            long hitsBefore = _keyspaceHits, missesBefore = _keyspaceMisses;
-            FaultPoints.Hit("command"); // test seam: a handler's failure
-            cmd.Handler!(Context);
-            if (_optimisticRead)
-            {
-                _optimisticRead = false;
-                // A read that finishes later (from disk) reads its record again then; otherwise an exclusive holder's
-                // work overlapped the read: its reply and counts are undone and it runs again holding the stripe.
-                if (!_keyLocks!.EndOptimisticRead() && !HasDeferred)
-                {
-                    Writer.Truncate(mark);
-                    _errors = errorsBefore;
-                    _keyspaceHits = hitsBefore;
-                    _keyspaceMisses = missesBefore;
-                    LeaveBatchEpoch(); // the stripe may make it wait
-                    _keyLocks.Acquire(cmd, this, orderWrites: false);
-                    try { cmd.Handler!(Context); }
-                    finally { _keyLocks.Release(); }
-                }
-            }
-            if (_errors == errorsBefore)
-            {
-                if ((cmd.Flags & CommandFlags.Write) != 0) _writes++;
-                foreach (var effect in Stages.RequestPath.Effects) effect.After(this, cmd);
-            }
-        }
-        catch (ReplyLimitException ex)
-        {
-            // As Redis's client-output-buffer-limit: the client is dropped; the reply never took more than the limit.
-            Writer.Truncate(mark);
-            _closeAfterReply = true;
-            Server.LoggerFactory.CreateLogger("Garnet.Session").LogWarning("Client {Id} closed while running {Command}: {Reason}", Id, cmd.FullName, ex.Message);
-        }
-        catch (Garnet.storage.Log.LogDeviceException)
-        {
-            // The device's failure is logged once by the store; the client is told as Redis tells it about a failing disk.
-            Writer.Truncate(mark);
-            WriteError("MISCONF Errors writing to the log device (disk full or failing): writes are refused until it can be written again; see the server log");
-        }
-        catch (Exception ex) when (ex is not OutOfMemoryException)
-        {
-            // A bug in one command must not take the connection down: drop its partial reply, answer with an error.
-            Writer.Truncate(mark);
-            WriteError("ERR internal error while running '" + cmd.FullName + "'" + InternalErrors.Detail(ex));
-            Server.LoggerFactory.CreateLogger("Garnet.Session").LogError(ex, "Command {Command} failed", cmd.FullName);
-        }
-        bool failed = _errors != errorsBefore;
-        bool small = !HasDeferred && !_closeAfterReply && Writer.Length - mark < Metrics.CommandTimer.SmallReply;
-        long ticks = _timer.Ended(Server, cmd, started, failed, mayGroup, small);
-        if (ticks >= 0) Metrics.CommandObserver.Ran(this, cmd, ticks, failed);
-    }
-
-    private readonly Metrics.CommandTimer _timer = new();
 
     /// <summary>key of db was changed by this client (called under the key's lock).</summary>
     public void KeyChanged(int db, ReadOnlySpan<byte> key)
@@ -762,24 +454,18 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>True while EXEC runs queued commands: blocking commands answer at once as their non-blocking forms.</summary>
     public bool InExec { get; private set; }
 
-    /// <summary>For EXEC: runs one queued command (its locks are held by EXEC) with its own arguments in place of the request's.</summary>
-    internal void RunQueued(CommandDefinition cmd, byte[][] args, bool fromScript = false)
-    {
-        var saved = Args.BeginQueued(args);
-        try
-        {
-            LastCommand = cmd.FullName;
-            bool feed = Server.Monitors.Count > 0 && Clients.MonitorFeed.Shows(cmd);
-            if (feed && Clients.MonitorFeed.IsScriptCall(cmd)) { Server.Monitors.Feed(this, fromScript); feed = false; }
-            RunHandler(cmd);
-            if (feed) Server.Monitors.Feed(this, fromScript);
-            Deferred.FinishBlocking(); // inside EXEC the reply takes its place in the array
-        }
-        finally { Args.EndQueued(saved); }
-    }
 
     /// <summary>For EXEC: collects the AOF records of the commands run until EndExec, which appends them as one batch.</summary>
-    internal CommandKeyLocks KeyLocksOfExec => _keyLocks ??= new CommandKeyLocks(Server.Store.Locks);
+    internal CommandKeyLocks KeyLocksOfExec => Runner.KeyLocks;
+
+    /// <summary>For EXEC: runs one queued command (its locks are held by EXEC) with its own arguments.</summary>
+    internal void RunQueued(CommandDefinition cmd, byte[][] args, bool fromScript = false) => Runner.RunQueued(cmd, args, fromScript);
+
+    /// <summary>For a script's redis.call: runs cmd with args under the script's locks; returns the reply's bytes.</summary>
+    internal byte[] RunFromScript(CommandDefinition cmd, byte[][] args, int resp) => Runner.RunFromScript(cmd, args, resp);
+
+    /// <summary>The running read of one key is validated after it ran (CommandKeyLocks' optimistic read).</summary>
+    internal bool ReadIsValidatedAfter => Runner.ReadIsValidatedAfter;
 
     internal void BeginExec()
     {
@@ -795,49 +481,11 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (!discard && log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
     }
 
-    /// <summary>For a script's redis.call: runs cmd with args under the locks the script holds, as EXEC runs a queued
-    /// command, with replies in the script's protocol; returns the reply's bytes (removed from the client's output).</summary>
-    internal byte[] RunFromScript(CommandDefinition cmd, byte[][] args, int resp)
-    {
-        int mark = Writer.Length;
-        int protocol = Writer.Protocol;
-        bool references = Writer.AllowReferences;
-        string last = LastCommand;
-        Writer.Protocol = resp;
-        Writer.AllowReferences = false; // the reply is read back from the buffer below
-        try { RunQueued(cmd, args, fromScript: true); }
-        finally
-        {
-            Writer.Protocol = protocol;
-            Writer.AllowReferences = references;
-            LastCommand = last;
-        }
-        var reply = Writer.WrittenSpan[mark..].ToArray();
-        Writer.Truncate(mark);
-        return reply;
-    }
-
     /// <summary>Why writes are refused now (MISCONF), or null.</summary>
     internal string? WritesRefusal() => Stages.WritesRefusedCheck.RefusalNow(Server);
 
-    private void SignalBlocked(CommandDefinition cmd)
-    {
-        var keys = cmd.KeysOf(Context);
-        for (int i = keys.First, last = keys.LastIndex(Argc); i <= last; i += keys.Stride) Server.Blocked.Signal(Database, Arg(i));
-    }
-
     /// <summary>True when this client is gone (closed here, or by its peer while its requests are not being read).</summary>
     public bool ConnectionGone => _killed || _connection.PeerHasClosed;
-
-    private void WriteUnknownCommand()
-    {
-        var args = new StringBuilder();
-        for (int i = 1; i < Argc && args.Length < 128; i++)
-            args.Append('\'').Append(Truncate(ArgString(i), 128 - args.Length)).Append("' ");
-        WriteError($"ERR unknown command '{Truncate(ArgString(0), 128)}', with args beginning with: {args}");
-    }
-
-    private static string Truncate(string s, int max) => s.Length <= max ? s : s[..max];
 
     public void OnClosed()
     {
