@@ -108,10 +108,10 @@ public sealed class CommandContext
     public void PropagateMany(List<ArgRef[]> commands) => _session.Propagation.Many(commands);
 
     /// <summary>For work done off the command's run (a served blocked client): propagates args now.</summary>
-    internal void AppendToAof(ArgRef[] args) => _session.AppendToAof(args);
+    internal void AppendToAof(ArgRef[] args) => _session.Aof.Append(args);
 
     /// <summary>AppendToAof for several commands (one block, replayed whole or not at all).</summary>
-    internal void AppendManyToAof(List<ArgRef[]> commands) => _session.AppendManyToAof(commands);
+    internal void AppendManyToAof(List<ArgRef[]> commands) => _session.Aof.AppendMany(commands);
 
     // ---- replies that come later ----
 

@@ -58,7 +58,7 @@ internal sealed class DeferredReply
         try { if (!_session.Storage.TryFinishDeferred(wait.Wake)) return woken; }
         catch (Exception ex) { error = ex; }
         WriteReadsReply(error);
-        return _session.WaitDurableAsync();
+        return _session.Aof.WaitDurableAsync();
     }
 
     /// <summary>At the start of a batch, a deferred read still open whose wake-up came before the connection looked at it:
@@ -79,7 +79,7 @@ internal sealed class DeferredReply
         try { await work.ConfigureAwait(false); }
         catch { /* the reply looks at the task */ }
         _session.WriteLaterReply(reply, work);
-        await _session.WaitDurableAsync().ConfigureAwait(false);
+        await _session.Aof.WaitDurableAsync().ConfigureAwait(false);
     }
 
     /// <summary>For callers without a connection loop (AOF replay, EXEC, scripts): waits for what is pending right here.</summary>

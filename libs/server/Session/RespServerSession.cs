@@ -17,7 +17,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Garnet.server.Session;
 
-public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
+public sealed class RespServerSession : IRequestHandler
 {
     /// <summary>Replies beyond this size are sent before more requests run.</summary>
     public const int FlushThreshold = 64 * 1024;
@@ -41,6 +41,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         Context = new CommandContext(this);
         Deferred = new DeferredReply(this);
         Runner = new CommandRunner(this);
+        Aof = new AofWrites(this);
+        Events = new KeyEvents(this);
     }
 
     /// <summary>Runs this connection's requests through the request path.</summary>
@@ -145,35 +147,16 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>The storage session, or null before the first command that used the store.</summary>
     internal Storage.StorageSession? StorageIfAny => _storage;
-    private long _aofLsn;
-
-    /// <summary>This command's reply waits until the AOF has made lsn durable (with --aof-fsync always).</summary>
-    internal void RepliesWaitFor(long lsn) => _aofLsn = lsn;
-
-    /// <summary>While EXEC or a script runs: the AOF records of its writes, appended as one block when it ends.</summary>
-    internal List<(int Db, byte[][] Args)>? TransactionLog => _transactionLog;
 
     /// <summary>What the running write propagates (the handler states it through its CommandContext).</summary>
     internal Propagation Propagation { get; } = new();
 
-    /// <summary>For work done off the command's run (a served blocked client): logs args to the AOF, and the client's reply
-    /// then waits until they are durable (--aof-fsync always), as a command's reply does.</summary>
-    internal void AppendToAof(ArgRef[] args)
-    {
-        if (Server.Aof is { } aof) _aofLsn = aof.Append(Database, this, args);
-    }
-
-    /// <summary>AppendToAof for several commands (one block, replayed whole or not at all).</summary>
-    internal void AppendManyToAof(List<ArgRef[]> commands)
-    {
-        if (commands.Count == 0 || Server.Aof is not { } aof) return;
-        if (commands.Count == 1) { AppendToAof(commands[0]); return; }
-        _aofLsn = aof.AppendTransaction(commands.Select(c => (Database, AofLog.Materialize(this, c))).ToList());
-    }
+    /// <summary>This connection's AOF records: what its replies wait for, and the batch of a running EXEC or script.</summary>
+    internal AofWrites Aof { get; }
 
     /// <summary>Before replies go out: a deferred command's work is awaited and its reply written; with --aof-fsync always,
     /// replies wait until the writes they acknowledge are durable.</summary>
-    public ValueTask BeforeSendAsync() => Deferred.Pending ? Deferred.FinishAsync() : WaitDurableAsync();
+    public ValueTask BeforeSendAsync() => Deferred.Pending ? Deferred.FinishAsync() : Aof.WaitDurableAsync();
 
     /// <summary>The command whose reply comes later, if any.</summary>
     internal DeferredReply Deferred { get; }
@@ -186,13 +169,6 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>See DeferredReply.WhenDone: no later command of this client runs before the reply, and the thread that
     /// served this connection is free meanwhile.</summary>
     public void ReplyWhenDone(Task work, Action<CommandContext, Task> reply) => Deferred.WhenDone(work, reply);
-
-    internal ValueTask WaitDurableAsync()
-    {
-        var aof = Server.Aof;
-        if (aof is null || _aofLsn == 0 || aof.Policy != Persistence.AofFsync.Always) return default;
-        return aof.WaitDurableAsync(_aofLsn);
-    }
 
     /// <summary>Writes a deferred command's reply (reply(context, state)), as RunHandler would have.</summary>
     internal void WriteLaterReply<TState>(Action<CommandContext, TState> reply, TState state)
@@ -212,8 +188,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         }
         // What the deferred work published (a served BLPOP's keyspace events): this session's copy after the reply, the
         // other subscribers' now.
-        if (_afterReply is not null) WriteAfterReply();
-        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
+        if (_pushes.ForSelf) WriteAfterReply();
+        if (_pushes.ForOthers) _pushes.SendOthers();
     }
 
     /// <summary>True when a command may leave its reply to ReplyWhenDone: on a connection's loop, outside EXEC.</summary>
@@ -224,7 +200,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         get
         {
-            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer) { Events = this };
+            var st = _storage ??= new Storage.StorageSession(Server.Store, Writer) { Events = Events };
             st.Database = Database;
             return st;
         }
@@ -267,7 +243,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         finally { LeaveBatchEpoch(); }
         Runner.Timer.Flush(Server);
         // Messages this batch published went into their subscribers' push buffers: one send per subscriber now.
-        if (_pushTargets is { Count: > 0 }) SendDeferredPushes();
+        if (_pushes.ForOthers) _pushes.SendOthers();
         return result;
     }
 
@@ -341,7 +317,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     }
 
     /// <summary>A monitor sees its own commands after their replies.</summary>
-    internal void WriteMonitorLineToSelf(byte[] line) => (_afterReply ??= new List<byte[]>()).Add(line);
+    internal void WriteMonitorLineToSelf(byte[] line) => _pushes.AfterReply(line);
 
     /// <summary>For ReadAhead's look at later requests: the parser's arguments now lie at offset of the input.</summary>
     internal void ParsedAt(int offset) => Args.ParsedAt(offset);
@@ -354,7 +330,7 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     // ---- pub/sub (PubSub/PubSubCommands, PubSubRegistry) ----
     private PubSub.PubSubClient? _pubsub;
-    private List<byte[]>? _afterReply;
+    private readonly PendingPushes _pushes = new();
 
     /// <summary>This client's subscriptions (made on first use).</summary>
     internal PubSub.PubSubClient PubSubState => _pubsub ??= new PubSub.PubSubClient(this);
@@ -368,62 +344,26 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     /// <summary>A message this session published to itself: written after the running command's reply (Redis 7.2's
     /// pending push messages), so it never lands inside that reply (an EXEC array, say).</summary>
-    internal void PushAfterReply(ReadOnlySpan<byte> message) => (_afterReply ??= new List<byte[]>()).Add(message.ToArray());
+    internal void PushAfterReply(ReadOnlySpan<byte> message) => _pushes.AfterReply(message.ToArray());
 
-    // ---- keyspace notifications (PubSub/KeyspaceEvents) ----
+    // ---- keyspace notifications, WATCH and tracking (KeyEvents) ----
+    internal KeyEvents Events { get; }
 
-    /// <summary>
-    /// Redis's notifyKeyspaceEvent: publishes evt for key (in db, default the selected one) when notify-keyspace-events
-    /// has cls. Off, it costs one volatile read. Handlers call it where Redis does, after the change.
-    /// </summary>
-    public void Notify(PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1)
-    {
-        var on = (PubSub.NotifyClass)Settings.NotifyKeyspaceEvents;
-        if ((on & cls) == 0) return;
-        PubSub.KeyspaceEvents.Publish(Server.PubSub, on, evt, key, db < 0 ? Database : db, this);
-    }
+    /// <summary>Redis's notifyKeyspaceEvent: see KeyEvents.Notify.</summary>
+    public void Notify(PubSub.NotifyClass cls, ReadOnlySpan<byte> evt, ReadOnlySpan<byte> key, int db = -1) => Events.Notify(cls, evt, key, db);
 
-    /// <summary>Whether events of cls are on now (for work done only to announce something).</summary>
-    public bool NotifyOn(PubSub.NotifyClass cls) => (Settings.NotifyKeyspaceEvents & (int)cls) != 0;
-
-    // Tracking clients are told when a key expires, as Redis tells them: the lazy-expiry path runs while either is on.
-    int Storage.IKeyEventSink.NotifyFlags => Settings.NotifyKeyspaceEvents | (Server.Tracking.Active ? (int)PubSub.NotifyClass.Expired : 0);
-
-    void Storage.IKeyEventSink.KeyCreated(ReadOnlySpan<byte> key, int db) => Notify(PubSub.NotifyClass.New, "new"u8, key, db);
-
-    void Storage.IKeyEventSink.KeyExpired(ReadOnlySpan<byte> key, int db)
-    {
-        Notify(PubSub.NotifyClass.Expired, "expired"u8, key, db);
-        if (Server.Tracking.Active) Server.Tracking.Invalidate(null, key);
-    }
-
-    private List<Garnet.common.Networking.ISessionChannel>? _pushTargets;
-
-    /// <summary>A message for another client was queued on target as its first pending one without being sent
-    /// (PushDeferred): it is sent when this batch of requests is done, with the others queued meanwhile.</summary>
-    internal void PushedTo(Garnet.common.Networking.ISessionChannel target) => (_pushTargets ??= new()).Add(target);
-
-    private void SendDeferredPushes()
-    {
-        foreach (var target in _pushTargets!) target.SendPushes();
-        _pushTargets.Clear();
-    }
-
-    /// <summary>Messages for this client published while its command ran are waiting to follow its reply.</summary>
-    internal bool HasAfterReply => _afterReply is not null;
-
-    internal void WriteAfterReply()
-    {
-        foreach (var m in _afterReply!) Writer.WriteRaw(m);
-        _afterReply = null;
-    }
+    public bool NotifyOn(PubSub.NotifyClass cls) => Events.On(cls);
 
     /// <summary>key of db was changed by this client (called under the key's lock).</summary>
-    public void KeyChanged(int db, ReadOnlySpan<byte> key)
-    {
-        Server.Watches.Touch(db, key);
-        if (Server.Tracking.Active) Server.Tracking.Invalidate(this, key);
-    }
+    public void KeyChanged(int db, ReadOnlySpan<byte> key) => Events.KeyChanged(db, key);
+
+    /// <summary>A message for another client was queued on target without being sent: it goes when this batch is done.</summary>
+    internal void PushedTo(ISessionChannel target) => _pushes.QueuedOn(target);
+
+    /// <summary>Messages for this client published while its command ran are waiting to follow its reply.</summary>
+    internal bool HasAfterReply => _pushes.ForSelf;
+
+    internal void WriteAfterReply() => _pushes.WriteSelf(Writer);
 
     // ---- client-side caching (CLIENT TRACKING: Tracking/) ----
     private Tracking.TrackingState? _tracking;
@@ -440,7 +380,6 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
 
     // ---- transactions (MULTI/EXEC/WATCH: Transactions/TransactionCommands) ----
     private Transactions.TransactionState? _transaction;
-    private List<(int Db, byte[][] Args)>? _transactionLog;
 
     /// <summary>This client's MULTI/WATCH state (made on first use).</summary>
     internal Transactions.TransactionState Transaction => _transaction ??= new Transactions.TransactionState(Server.Watches);
@@ -467,18 +406,17 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     /// <summary>The running read of one key is validated after it ran (CommandKeyLocks' optimistic read).</summary>
     internal bool ReadIsValidatedAfter => Runner.ReadIsValidatedAfter;
 
+    /// <summary>EXEC or a script begins: blocking commands answer at once, and writes go to the AOF as one block.</summary>
     internal void BeginExec()
     {
         InExec = true;
-        if (Server.Aof is not null) _transactionLog = new List<(int, byte[][])>();
+        Aof.BeginBatch();
     }
 
     internal void EndExec(bool discard = false)
     {
         InExec = false;
-        var log = _transactionLog;
-        _transactionLog = null;
-        if (!discard && log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
+        Aof.EndBatch(discard);
     }
 
     /// <summary>Why writes are refused now (MISCONF), or null.</summary>

@@ -14,9 +14,9 @@ internal sealed class PropagationEffect : CommandEffect
         if ((cmd.Flags & CommandFlags.Write) == 0 || session.Server.Aof is not { } aof) return;
         var p = session.Propagation;
         if (p.IsNothing) return;
-        if (session.TransactionLog is { } batch) p.Materialize(session, batch);
-        else if (p.Several is not null) session.RepliesWaitFor(aof.AppendTransaction(Materialized(session, p)));
-        else session.RepliesWaitFor(aof.Append(session.Database, session, p.Rewrite));
+        if (session.Aof.Batch is { } batch) p.Materialize(session, batch);
+        else if (p.Several is not null) session.Aof.RepliesWaitFor(aof.AppendTransaction(Materialized(session, p)));
+        else session.Aof.RepliesWaitFor(aof.Append(session.Database, session, p.Rewrite));
     }
 
     // Its own method: a lambda over session in After would allocate its closure on every call, write or not.
