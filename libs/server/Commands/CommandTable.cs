@@ -68,7 +68,8 @@ public sealed class CommandTable
             Summary = d.Summary, Since = d.Since, Complexity = d.Complexity, Tips = d.Tips, Handler = d.Handler, KeySpecs = d.KeySpecs,
             KeysAreChannels = d.KeysAreChannels, KeysAfterKeyword = d.KeysAfterKeyword, KeyNumIndex = d.KeyNumIndex,
             LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
-            PlainRead = d.PlainRead,
+            PlainRead = d.PlainRead, PlanStreamBlocks = d.PlanStreamBlocks, RunsQueuedCommands = d.RunsQueuedCommands,
+            AllowedWhileSubscribed = d.AllowedWhileSubscribed, RunsScript = d.RunsScript, Redacts = d.Redacts,
             Subcommands = [],
         };
         done.Parent = parent;

@@ -1,5 +1,6 @@
 // CONFIG GET / SET / RESETSTAT / REWRITE / HELP.
 using Garnet.server.Config;
+using Garnet.server.Metrics;
 using Garnet.server.Session;
 using Garnet.server.Util;
 using static Garnet.server.Commands.CommandFlags;
@@ -134,7 +135,7 @@ public static class ConfigCommands
                         Since = "2.0.0", Summary = "Sets configuration parameters in-flight.",
                         Complexity = "O(N) when N is the number of configuration parameters provided",
                         Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
-                        Handler = Set,
+                        Redacts = SetSecrets, Handler = Set,
                     },
                     new()
                     {
@@ -159,5 +160,20 @@ public static class ConfigCommands
                 ],
             },
         ];
+    }
+
+    /// <summary>CONFIG SET parameters whose value is a secret (Redis's SENSITIVE_CONFIG).</summary>
+    private static readonly byte[][] s_sensitiveConfigs =
+        ["REQUIREPASS"u8.ToArray(), "MASTERAUTH"u8.ToArray(), "MASTERUSER"u8.ToArray(), "TLS-KEY-FILE-PASS"u8.ToArray(),
+         "TLS-CLIENT-KEY-FILE-PASS"u8.ToArray()];
+
+    /// <summary>CONFIG SET's secrets: the value after a sensitive parameter, every pair checked (even when the command fails).</summary>
+    private static bool SetSecrets(int argc, ArgumentRedaction.ArgReader arg, int i)
+    {
+        if (i < 3 || (i - 3) % 2 != 0) return false;
+        var param = arg(i - 1);
+        foreach (var p in s_sensitiveConfigs)
+            if (System.Text.Ascii.EqualsIgnoreCase(param, p)) return true;
+        return false;
     }
 }

@@ -2,6 +2,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Garnet.common.Resp;
+using Garnet.server.Metrics;
 using Garnet.server.Session;
 using static Garnet.server.Commands.CommandFlags;
 using A = Garnet.server.Commands.AclCategories;
@@ -186,7 +187,7 @@ public static class ConnectionCommands
                 Name = "ping", Arity = -1, Flags = Fast | Sentinel, Acl = A.Connection,
                 Group = "connection", Summary = "Returns the server's liveliness response.",
                 Tips = ["request_policy:all_shards", "response_policy:all_succeeded"],
-                Handler = Ping,
+                AllowedWhileSubscribed = true, Handler = Ping,
             },
             new()
             {
@@ -198,14 +199,14 @@ public static class ConnectionCommands
             {
                 Name = "hello", Arity = -1, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection,
                 Group = "connection", Since = "6.0.0", Summary = "Handshakes with the Redis server.",
-                Handler = Hello,
+                Redacts = HelloSecrets, Handler = Hello,
             },
             new()
             {
                 Name = "auth", Arity = -2, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection,
                 Group = "connection", Summary = "Authenticates the connection.",
                 Complexity = "O(N) where N is the number of passwords defined for the user",
-                Handler = Auth,
+                Redacts = ArgumentRedaction.EveryArgument, Handler = Auth,
             },
             new()
             {
@@ -217,14 +218,25 @@ public static class ConnectionCommands
             {
                 Name = "quit", Arity = -1, Flags = AllowBusy | NoScript | Loading | Stale | Fast | NoAuth, Acl = A.Connection,
                 Group = "connection", Summary = "Closes the connection.",
-                RunsInMulti = true, Handler = Quit,
+                RunsInMulti = true, AllowedWhileSubscribed = true, Handler = Quit,
             },
             new()
             {
                 Name = "reset", Arity = 1, Flags = NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, Acl = A.Connection,
                 Group = "connection", Since = "6.2.0", Summary = "Resets the connection.",
-                RunsInMulti = true, Handler = Reset,
+                RunsInMulti = true, AllowedWhileSubscribed = true, Handler = Reset,
             },
         ];
+    }
+
+    /// <summary>HELLO's secrets: the user name and password after AUTH (SETNAME's value is skipped over, not redacted).</summary>
+    private static bool HelloSecrets(int argc, ArgumentRedaction.ArgReader arg, int i)
+    {
+        for (int j = 2; j < argc; j++)
+        {
+            if (Ascii.EqualsIgnoreCase(arg(j), "AUTH"u8) && j + 2 < argc) { if (i == j + 1 || i == j + 2) return true; j += 2; }
+            else if (Ascii.EqualsIgnoreCase(arg(j), "SETNAME"u8)) j++;
+        }
+        return false;
     }
 }

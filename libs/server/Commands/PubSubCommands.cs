@@ -164,14 +164,14 @@ public static class PubSubCommands
 
     // ---- subscribed mode (RespServerSession.Admit) ----
 
-    /// <summary>The commands a RESP2 client with subscriptions may run (Redis's processCommand list).</summary>
-    public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.Parent is null && cmd.Name is
-        "ping" or "subscribe" or "ssubscribe" or "unsubscribe" or "sunsubscribe" or "psubscribe" or "punsubscribe" or "quit" or "reset";
+    /// <summary>The commands a RESP2 client with subscriptions may run (Redis's processCommand list): those declared
+    /// AllowedWhileSubscribed.</summary>
+    public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.AllowedWhileSubscribed;
 
     public static void RefuseWhileSubscribed(CommandContext s, CommandDefinition cmd)
     {
         string why = $"Can't execute '{cmd.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
-        if (cmd.Parent is null && cmd.Name == "exec")
+        if (cmd.RunsQueuedCommands)
         {
             // Redis's rejectCommand for EXEC: the transaction is discarded and the reason given as EXECABORT.
             s.Client.ResetTransaction();
@@ -194,28 +194,28 @@ public static class PubSubCommands
                 Name = "subscribe", Arity = -2, Flags = subFlags | Sentinel,
                 Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels.",
                 Complexity = "O(N) where N is the number of channels to subscribe to.",
-                Handler = Subscribe,
+                AllowedWhileSubscribed = true, Handler = Subscribe,
             },
             new()
             {
                 Name = "unsubscribe", Arity = -1, Flags = subFlags | Sentinel,
                 Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages posted to channels.",
                 Complexity = "O(N) where N is the number of channels to unsubscribe.",
-                Handler = Unsubscribe,
+                AllowedWhileSubscribed = true, Handler = Unsubscribe,
             },
             new()
             {
                 Name = "psubscribe", Arity = -2, Flags = subFlags | Sentinel,
                 Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels that match one or more patterns.",
                 Complexity = "O(N) where N is the number of patterns to subscribe to.",
-                Handler = PSubscribe,
+                AllowedWhileSubscribed = true, Handler = PSubscribe,
             },
             new()
             {
                 Name = "punsubscribe", Arity = -1, Flags = subFlags | Sentinel,
                 Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages published to channels that match one or more patterns.",
                 Complexity = "O(N) where N is the number of patterns to unsubscribe.",
-                Handler = PUnsubscribe,
+                AllowedWhileSubscribed = true, Handler = PUnsubscribe,
             },
             new()
             {
@@ -230,14 +230,14 @@ public static class PubSubCommands
                 Name = "ssubscribe", Arity = -2, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true,
                 Group = "pubsub", Since = "7.0.0", Summary = "Listens for messages published to shard channels.",
                 Complexity = "O(N) where N is the number of shard channels to subscribe to.",
-                Handler = SSubscribe,
+                AllowedWhileSubscribed = true, Handler = SSubscribe,
             },
             new()
             {
                 Name = "sunsubscribe", Arity = -1, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true,
                 Group = "pubsub", Since = "7.0.0", Summary = "Stops listening to messages posted to shard channels.",
                 Complexity = "O(N) where N is the number of shard channels to unsubscribe.",
-                Handler = SUnsubscribe,
+                AllowedWhileSubscribed = true, Handler = SUnsubscribe,
             },
             new()
             {

@@ -295,7 +295,7 @@ public static class FunctionCommands
                 Name = "fcall", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
                 Group = "scripting", Since = "7.0.0", Summary = "Invokes a function.",
                 Complexity = "Depends on the function that is executed.",
-                Handler = FCall,
+                RunsScript = true, Handler = FCall,
             },
             new()
             {
@@ -303,7 +303,7 @@ public static class FunctionCommands
                 KeyNumIndex = 2,
                 Group = "scripting", Since = "7.0.0", Summary = "Invokes a read-only function.",
                 Complexity = "Depends on the function that is executed.",
-                Handler = FCallRo,
+                RunsScript = true, Handler = FCallRo,
             },
         ];
     }

@@ -157,14 +157,14 @@ public static class ScriptCommands
                 Name = "eval", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
                 Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script.",
                 Complexity = "Depends on the script that is executed.",
-                Handler = Eval,
+                RunsScript = true, Handler = Eval,
             },
             new()
             {
                 Name = "evalsha", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
                 Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script by SHA1 digest.",
                 Complexity = "Depends on the script that is executed.",
-                Handler = EvalSha,
+                RunsScript = true, Handler = EvalSha,
             },
             new()
             {
@@ -172,7 +172,7 @@ public static class ScriptCommands
                 KeyNumIndex = 2,
                 Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script.",
                 Complexity = "Depends on the script that is executed.",
-                Handler = EvalRo,
+                RunsScript = true, Handler = EvalRo,
             },
             new()
             {
@@ -180,7 +180,7 @@ public static class ScriptCommands
                 KeyNumIndex = 2,
                 Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script by SHA1 digest.",
                 Complexity = "Depends on the script that is executed.",
-                Handler = EvalShaRo,
+                RunsScript = true, Handler = EvalShaRo,
             },
         ];
     }

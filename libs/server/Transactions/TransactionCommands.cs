@@ -150,7 +150,7 @@ public static class TransactionCommands
                 Name = "exec", Arity = 1, Flags = NoScript | Loading | Stale | SkipSlowlog, Acl = A.Transaction,
                 Group = "transactions", Since = "1.2.0", Summary = "Executes all commands in a transaction.",
                 Complexity = "Depends on commands in the transaction",
-                RunsInMulti = true, Handler = Exec,
+                RunsInMulti = true, RunsQueuedCommands = true, Handler = Exec,
             },
             new()
             {

@@ -376,6 +376,11 @@ public static class StreamCommands
                 Group = "stream", Since = "5.0.0", Summary = "Appends a new message to a stream. Creates the key if it doesn't exist.",
                 Complexity = "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
                 Tips = ["nondeterministic_output"],
+                // An exact trim may mark entries of the first block deleted (an approximate one removes whole blocks only).
+                PlanStreamBlocks = plan =>
+                {
+                    if ((plan.HasArg(2, "MAXLEN") || plan.HasArg(2, "MINID")) && !plan.HasArg(2, "~")) plan.PlanFirst(1);
+                },
                 LocksKeysExclusively = true, Handler = XAdd,
             },
             new()
@@ -384,7 +389,7 @@ public static class StreamCommands
                 Group = "stream", Since = "5.0.0", Summary = "Returns the messages from a stream within a range of IDs.",
                 Complexity = "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 " +
                     "elements with COUNT), you can consider it O(1).",
-                Handler = XRange,
+                PlanStreamBlocks = plan => plan.PlanRange(reverse: false), Handler = XRange,
             },
             new()
             {
@@ -392,7 +397,7 @@ public static class StreamCommands
                 Group = "stream", Since = "5.0.0", Summary = "Returns the messages from a stream within a range of IDs in reverse order.",
                 Complexity = "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements " +
                     "with COUNT), you can consider it O(1).",
-                Handler = XRevRange,
+                PlanStreamBlocks = plan => plan.PlanRange(reverse: true), Handler = XRevRange,
             },
             new()
             {
@@ -405,7 +410,7 @@ public static class StreamCommands
                 Name = "xdel", Arity = -3, Flags = Write | Fast, Acl = A.Stream, Keys = k1,
                 Group = "stream", Since = "5.0.0", Summary = "Returns the number of messages after removing them from a stream.",
                 Complexity = "O(1) for each single item to delete in the stream, regardless of the stream size.",
-                LocksKeysExclusively = true, Handler = XDel,
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanIds(1, 2), Handler = XDel,
             },
             new()
             {
@@ -414,6 +419,7 @@ public static class StreamCommands
                 Complexity = "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized " +
                     "in macro nodes containing multiple entries that can be released with a single deallocation.",
                 Tips = ["nondeterministic_output"],
+                PlanStreamBlocks = plan => { if (!plan.HasArg(2, "~")) plan.PlanFirst(1); }, // as XADD's trim
                 LocksKeysExclusively = true, Handler = XTrim,
             },
             new()

@@ -543,6 +543,7 @@ public static class StreamGroupCommands
                     "member.",
                 Complexity = "O(log N) with N being the number of messages in the PEL of the consumer group.",
                 Tips = ["nondeterministic_output"],
+                PlanStreamBlocks = plan => { if (!plan.HasArg(5, "JUSTID")) plan.PlanIds(1, 5); }, // JUSTID replies IDs only
                 LocksKeysExclusively = true, Handler = XClaim,
             },
             new()
@@ -553,7 +554,7 @@ public static class StreamGroupCommands
                     "member.",
                 Complexity = "O(1) if COUNT is small.",
                 Tips = ["nondeterministic_output"],
-                LocksKeysExclusively = true, Handler = XAutoClaim,
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanAutoClaim(), Handler = XAutoClaim,
             },
             new()
             {

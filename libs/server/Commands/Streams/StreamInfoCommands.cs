@@ -199,7 +199,7 @@ public static class StreamInfoCommands
                     {
                         Name = "stream", Arity = -3, Flags = ReadOnly, Acl = A.Stream, Keys = gk,
                         Since = "5.0.0", Summary = "Returns information about a stream.",
-                        Handler = Stream,
+                        PlanStreamBlocks = plan => plan.PlanInfo(), Handler = Stream,
                     },
                     new()
                     {

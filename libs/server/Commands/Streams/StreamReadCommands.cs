@@ -301,7 +301,7 @@ public static class StreamReadCommands
                 Complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a " +
                     "fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked " +
                     "on the stream getting new data.",
-                Handler = XRead,
+                PlanStreamBlocks = plan => plan.PlanRead(group: false), Handler = XRead,
             },
             new()
             {
@@ -312,7 +312,7 @@ public static class StreamReadCommands
                 Complexity = "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking " +
                     "for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the " +
                     "O(N) time in order to serve the N clients blocked on the stream getting new data.",
-                LocksKeysExclusively = true, Handler = XReadGroup,
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanRead(group: true), Handler = XReadGroup,
             },
         ];
     }
