@@ -87,7 +87,8 @@ public sealed class CommandTable
     }
 
     /// <summary>Every family's declarations, in the order COMMAND, COMMAND LIST, COMMAND DOCS and INFO commandstats list
-    /// them (and the order of ids). Flags and categories follow Redis 7.2's command definitions.</summary>
+    /// them (and the order of ids). A family listed twice keeps the order the table had when all its rows were here.
+    /// Flags and categories follow Redis 7.2's command definitions.</summary>
     private static IEnumerable<CommandDefinition> Declarations() =>
     [
         ..ConnectionCommands.Declarations(),                 // PING .. RESET

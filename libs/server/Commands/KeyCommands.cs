@@ -564,7 +564,8 @@ public static class KeyCommands
         ];
     }
 
-    /// <summary>KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB.</summary>
+    /// <summary>KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, the commands on a whole database: the table lists
+    /// them after DUMP, RESTORE, OBJECT and MEMORY.</summary>
     internal static CommandDefinition[] DatabaseDeclarations()
     {
         return

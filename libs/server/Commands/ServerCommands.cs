@@ -92,7 +92,7 @@ public static class ServerCommands
         ];
     }
 
-    /// <summary>SHUTDOWN.</summary>
+    /// <summary>SHUTDOWN: apart from Declarations() because the table lists it after the persistence commands.</summary>
     internal static CommandDefinition[] ShutdownDeclarations()
     {
         return

@@ -1127,7 +1127,8 @@ public static class SortedSetCommands
         ];
     }
 
-    /// <summary>ZRANDMEMBER, ZINTER, ZUNION, ZDIFF, ZINTERSTORE, ZUNIONSTORE, ZDIFFSTORE, ZINTERCARD, ZSCAN.</summary>
+    /// <summary>ZRANDMEMBER, ZINTER, ZUNION, ZDIFF, ZINTERSTORE, ZUNIONSTORE, ZDIFFSTORE, ZINTERCARD, ZSCAN: apart from
+    /// Declarations() because the table lists them after the stream commands.</summary>
     internal static CommandDefinition[] MoreDeclarations()
     {
         var k1 = new KeyRange(1, 1, 1);

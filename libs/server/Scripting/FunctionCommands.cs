@@ -308,7 +308,7 @@ public static class FunctionCommands
         ];
     }
 
-    /// <summary>FUNCTION.</summary>
+    /// <summary>FUNCTION: apart from FCallDeclarations() because the table lists SCRIPT between them.</summary>
     internal static CommandDefinition[] FunctionDeclarations()
     {
         return

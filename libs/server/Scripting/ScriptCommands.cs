@@ -185,7 +185,7 @@ public static class ScriptCommands
         ];
     }
 
-    /// <summary>SCRIPT.</summary>
+    /// <summary>SCRIPT: apart from EvalDeclarations() because the table lists FCALL and FCALL_RO between them.</summary>
     internal static CommandDefinition[] ScriptDeclarations()
     {
         return
