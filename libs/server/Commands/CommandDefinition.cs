@@ -1,6 +1,7 @@
-// CommandDefinition: one row of the command table. The table is the single source of truth for a
-// command's name, arity, flags, keys, ACL categories, documentation and handler; dispatch, COMMAND
-// (INFO, DOCS, LIST, COUNT, GETKEYS) and the auth gate all read it.
+// CommandDefinition: one row of the command table, declared in its family's file next to its handler. The table is the
+// single source of truth for a command's name, arity, flags, keys, ACL categories, documentation and handler, and for
+// what other code must know about it (the fields below, instead of tests of its name); dispatch, COMMAND (INFO, DOCS,
+// LIST, COUNT, GETKEYS) and the auth gate all read it.
 using Garnet.server.Session;
 
 namespace Garnet.server.Commands;
