@@ -1,3 +1,6 @@
+using System.Linq.Expressions;
+using System.Reflection;
+using System.Runtime.CompilerServices;
 using Garnet.client;
 using Garnet.server.Commands;
 
@@ -19,6 +22,50 @@ public class CommandTableTests : ServerFixture
                 Assert.That(s.Arity, Is.Not.InRange(-1, 1), $"{s.FullName} arity must count the container and subcommand");
             }
             Assert.That(c.Acl & (AclCategories.Fast | AclCategories.Slow), Is.Not.EqualTo(AclCategories.None));
+        }
+    }
+
+    [Test]
+    public void CompletingADeclarationKeepsEveryField()
+    {
+        // The table completes each declaration into a new definition, field by field: one it forgot to copy would be lost
+        // without a sound. Every field a declaration can set (init) is given a value and must come out the same.
+        var props = typeof(CommandDefinition).GetProperties(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic)
+            .Where(p => p.SetMethod?.ReturnParameter.GetRequiredCustomModifiers().Contains(typeof(IsExternalInit)) == true)
+            .Where(p => p.Name is not ("Name" or "Arity" or "PlainRead")) // PlainRead is GET's only (checked by the table)
+            .ToList();
+        Assert.That(props.Select(p => p.Name), Does.Contain("Handler").And.Contain("KeysAfterKeyword").And.Contain("PlanStreamBlocks"));
+        var declared = new CommandDefinition { Name = "x", Arity = -2 };
+        var values = props.ToDictionary(p => p.Name, p => Sample(p));
+        foreach (var p in props) p.SetValue(declared, values[p.Name]);
+        var done = new CommandTable([declared]).Find("x")!;
+        Assert.That(done, Is.Not.SameAs(declared));
+        foreach (var p in props)
+        {
+            if (p.Name == "Acl") Assert.That(done.Acl & AclCategories.Hash, Is.EqualTo(AclCategories.Hash), "Acl (plus the derived ones)");
+            else Assert.That(p.GetValue(done), Is.EqualTo(values[p.Name]), p.Name);
+        }
+
+        static object Sample(PropertyInfo p) => p.Name switch
+        {
+            "KeySpecs" => "RO ACCESS @1 R0,1,0",
+            "Acl" => AclCategories.Hash,
+            "Flags" => CommandFlags.ReadOnly,
+            _ when p.PropertyType == typeof(bool) => true,
+            _ when p.PropertyType == typeof(int) => 2,
+            _ when p.PropertyType == typeof(string) => "sample",
+            _ when p.PropertyType == typeof(string[]) => new[] { "nondeterministic_output" },
+            _ when p.PropertyType == typeof(KeyRange) => new KeyRange(1, -1, 2),
+            _ when p.PropertyType == typeof(KeywordKeySpec) => new KeywordKeySpec("STREAMS", 1, 2),
+            _ when typeof(Delegate).IsAssignableFrom(Nullable.GetUnderlyingType(p.PropertyType) ?? p.PropertyType) => NoOp(p.PropertyType),
+            _ => throw new NotSupportedException($"a sample value for {p.Name} ({p.PropertyType})"),
+        };
+
+        static Delegate NoOp(Type type)
+        {
+            var invoke = type.GetMethod("Invoke")!;
+            var parameters = invoke.GetParameters().Select(q => Expression.Parameter(q.ParameterType)).ToArray();
+            return Expression.Lambda(type, Expression.Default(invoke.ReturnType), parameters).Compile();
         }
     }
 

@@ -37,7 +37,7 @@ public sealed class ClientPause : IDisposable
         if (mode == None) return false;
         if (mode == All) return true;
         if ((cmd.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0) return true;
-        return cmd.FullName == "exec" && execWrites();
+        return cmd.RunsQueuedCommands && execWrites();
     }
 
     /// <summary>Completes when the pause in force now ends.</summary>

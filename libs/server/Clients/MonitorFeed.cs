@@ -48,9 +48,9 @@ public sealed class MonitorFeed
         return (cmd.Flags & (CommandFlags.Admin | CommandFlags.SkipMonitor)) == 0 || IsScriptCall(cmd);
     }
 
-    /// <summary>EVAL, EVALSHA, FCALL and their _RO forms: flagged skip_monitor but fed by themselves before they run.</summary>
-    public static bool IsScriptCall(CommandDefinition cmd) =>
-        cmd.Group == "scripting" && (cmd.Name.StartsWith("eval", StringComparison.Ordinal) || cmd.Name.StartsWith("fcall", StringComparison.Ordinal));
+    /// <summary>EVAL, EVALSHA, FCALL and their _RO forms (declared RunsScript): flagged skip_monitor but fed by themselves
+    /// before they run.</summary>
+    public static bool IsScriptCall(CommandDefinition cmd) => cmd.RunsScript;
 
     /// <summary>Sends the line for the command session is running (its current arguments) to every monitor.</summary>
     public void Feed(RespServerSession session, bool fromScript)

@@ -3,6 +3,8 @@
 // in Clients/ClientPause, the monitor feed in Clients/MonitorFeed, no-touch in the store functions.
 using Garnet.common.Resp;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -83,5 +85,62 @@ public static class AdminClientCommands
         if (on || s.ArgEquals(2, "OFF"u8)) return true;
         s.WriteError(SyntaxError);
         return false;
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>MONITOR.</summary>
+    internal static CommandDefinition[] MonitorDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "monitor", Arity = 1, Flags = Admin | NoScript | Loading | Stale,
+                Group = "server", Since = "1.0.0", Summary = "Listens for all requests received by the server in real-time.",
+                Handler = Monitor,
+            },
+        ];
+    }
+
+    /// <summary>CLIENT REPLY, CLIENT PAUSE, CLIENT UNPAUSE, CLIENT NO-EVICT, CLIENT NO-TOUCH.</summary>
+    internal static CommandDefinition[] ClientSubcommandDeclarations()
+    {
+        const CommandFlags connFlags = NoScript | Loading | Stale;
+        return
+        [
+            new()
+            {
+                Name = "reply", Arity = 3, Flags = connFlags, Acl = A.Connection,
+                Since = "3.2.0", Summary = "Instructs the server whether to reply to commands.",
+                Handler = Reply,
+            },
+            new()
+            {
+                Name = "pause", Arity = -3, Flags = Admin | connFlags, Acl = A.Connection,
+                Since = "3.0.0", Summary = "Suspends commands processing.",
+                Handler = Pause,
+            },
+            new()
+            {
+                Name = "unpause", Arity = 2, Flags = Admin | connFlags, Acl = A.Connection,
+                Since = "6.2.0", Summary = "Resumes processing commands from paused clients.",
+                Complexity = "O(N) Where N is the number of paused clients",
+                Handler = Unpause,
+            },
+            new()
+            {
+                Name = "no-evict", Arity = 3, Flags = Admin | connFlags, Acl = A.Connection,
+                Since = "7.0.0", Summary = "Sets the client eviction mode of the connection.",
+                Handler = NoEvict,
+            },
+            new()
+            {
+                Name = "no-touch", Arity = 3, Flags = connFlags, Acl = A.Connection,
+                Since = "7.2.0", Summary = "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+                Handler = NoTouch,
+            },
+        ];
     }
 }

@@ -3,6 +3,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -80,5 +82,29 @@ public static class BitFieldCommands
         // past the end reads zeros), both without overflow: an offset near long.MaxValue is refused, never indexed.
         const long maxBits = 512L * 1024 * 1024 * 8;
         return offset >= 0 && (offset >> 3) < maxBits / 8 && (get || offset <= maxBits - bits);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>BITFIELD, BITFIELD_RO.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "bitfield", Arity = -2, Flags = Write | DenyOom, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "3.2.0", Summary = "Performs arbitrary bitfield integer operations on strings.",
+                Handler = BitField,
+            },
+            new()
+            {
+                Name = "bitfield_ro", Arity = -2, Flags = ReadOnly | Fast, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "6.0.0", Summary = "Performs arbitrary read-only bitfield integer operations on strings.",
+                Handler = BitFieldRo,
+            },
+        ];
     }
 }

@@ -2,6 +2,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -119,5 +121,48 @@ public static class BitmapCommands
             s.Notify(PubSub.NotifyClass.String, "set"u8, s.Arg(2));
         }
         s.Writer.WriteInteger(length);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "setbit", Arity = 4, Flags = Write | DenyOom, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "2.2.0",
+                Summary = "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.",
+                Handler = SetBit,
+            },
+            new()
+            {
+                Name = "getbit", Arity = 3, Flags = ReadOnly | Fast, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "2.2.0", Summary = "Returns a bit value by offset.",
+                Handler = GetBit,
+            },
+            new()
+            {
+                Name = "bitcount", Arity = -2, Flags = ReadOnly, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "2.6.0", Summary = "Counts the number of set bits (population counting) in a string.",
+                Handler = BitCount,
+            },
+            new()
+            {
+                Name = "bitpos", Arity = -3, Flags = ReadOnly, Acl = A.Bitmap, Keys = k1,
+                Group = "bitmap", Since = "2.8.7", Summary = "Finds the first set (1) or clear (0) bit in a string.",
+                Handler = BitPos,
+            },
+            new()
+            {
+                Name = "bitop", Arity = -4, Flags = Write | DenyOom, Acl = A.Bitmap, Keys = new KeyRange(2, -1, 1),
+                Group = "bitmap", Since = "2.6.0", Summary = "Performs bitwise operations on multiple strings, and stores the result.",
+                Handler = BitOp,
+            },
+        ];
     }
 }

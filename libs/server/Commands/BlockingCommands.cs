@@ -9,6 +9,8 @@ using Garnet.server.Clients;
 using Garnet.server.Persistence;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -236,6 +238,93 @@ public static class BlockingCommands
         if ((long)ms > long.MaxValue - now) { s.WriteError("ERR timeout is out of range"); return false; }
         deadlineMs = now + (long)ms;
         return true;
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP.</summary>
+    internal static CommandDefinition[] ListDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "blpop", Arity = -3, Flags = Write | NoScript | Blocking, Acl = A.List, Keys = new KeyRange(1, -2, 1),
+                Group = "list", Since = "2.0.0",
+                Summary = "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if " +
+                    "the last element was popped.",
+                LocksKeysExclusively = true, Handler = BLPop,
+            },
+            new()
+            {
+                Name = "brpop", Arity = -3, Flags = Write | NoScript | Blocking, Acl = A.List, Keys = new KeyRange(1, -2, 1),
+                Group = "list", Since = "2.0.0",
+                Summary = "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the " +
+                    "last element was popped.",
+                LocksKeysExclusively = true, Handler = BRPop,
+            },
+            new()
+            {
+                Name = "blmove", Arity = 6, Flags = Write | DenyOom | NoScript | Blocking, Acl = A.List, Keys = new KeyRange(1, 2, 1),
+                Group = "list", Since = "6.2.0",
+                Summary = "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. " +
+                    "Deletes the list if the last element was moved.",
+                LocksKeysExclusively = true, Handler = BLMove,
+            },
+            new()
+            {
+                Name = "brpoplpush", Arity = 4, Flags = Write | DenyOom | NoScript | Blocking, Acl = A.List, Keys = new KeyRange(1, 2, 1),
+                Group = "list", Since = "2.2.0",
+                Summary = "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. " +
+                    "Deletes the list if the last element was popped.",
+                LocksKeysExclusively = true, Handler = BRPopLPush,
+            },
+            new()
+            {
+                Name = "blmpop", Arity = -5, Flags = Write | Blocking | MovableKeys, Acl = A.List, Keys = new KeyRange(3, -1, 1),
+                Group = "list", Since = "7.0.0",
+                Summary = "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if " +
+                    "the last element was popped.",
+                LocksKeysExclusively = true, Handler = BLMPop,
+            },
+        ];
+    }
+
+    /// <summary>BZPOPMIN, BZPOPMAX, BZMPOP.</summary>
+    internal static CommandDefinition[] SortedSetDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "bzpopmin", Arity = -3, Flags = Write | NoScript | Blocking | Fast, Acl = A.SortedSet, Keys = new KeyRange(1, -2, 1),
+                Group = "sorted_set", Since = "5.0.0",
+                Summary = "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available " +
+                    "otherwise. Deletes the sorted set if the last element was popped.",
+                Complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+                LocksKeysExclusively = true, Handler = BZPopMin,
+            },
+            new()
+            {
+                Name = "bzpopmax", Arity = -3, Flags = Write | NoScript | Blocking | Fast, Acl = A.SortedSet, Keys = new KeyRange(1, -2, 1),
+                Group = "sorted_set", Since = "5.0.0",
+                Summary = "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available " +
+                    "otherwise.  Deletes the sorted set if the last element was popped.",
+                Complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+                LocksKeysExclusively = true, Handler = BZPopMax,
+            },
+            new()
+            {
+                Name = "bzmpop", Arity = -5, Flags = Write | Blocking | MovableKeys, Acl = A.SortedSet, Keys = new KeyRange(3, -1, 1),
+                Group = "sorted_set", Since = "7.0.0",
+                Summary = "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. " +
+                    "Deletes the sorted set if the last element was popped.",
+                Complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M " +
+                    "being the number of elements popped.",
+                LocksKeysExclusively = true, Handler = BZMPop,
+            },
+        ];
     }
 }
 

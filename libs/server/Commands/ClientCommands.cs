@@ -4,6 +4,8 @@ using System.Net;
 using System.Text;
 using Garnet.common.Resp;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -312,4 +314,87 @@ public static class ClientCommands
         "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>CLIENT.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        const CommandFlags connFlags = NoScript | Loading | Stale;
+        return
+        [
+            new()
+            {
+                Name = "client", Arity = -2, Acl = A.Slow,
+                Group = "connection", Since = "2.4.0", Summary = "A container for client connection commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "id", Arity = 2, Flags = connFlags, Acl = A.Connection,
+                        Since = "5.0.0", Summary = "Returns the unique client ID of the connection.",
+                        Handler = Id,
+                    },
+                    new()
+                    {
+                        Name = "setname", Arity = 3, Flags = connFlags, Acl = A.Connection,
+                        Since = "2.6.9", Summary = "Sets the connection name.",
+                        Handler = SetName,
+                    },
+                    new()
+                    {
+                        Name = "getname", Arity = 2, Flags = connFlags, Acl = A.Connection,
+                        Since = "2.6.9", Summary = "Returns the name of the connection.",
+                        Handler = GetName,
+                    },
+                    new()
+                    {
+                        Name = "list", Arity = -2, Flags = Admin | connFlags, Acl = A.Connection,
+                        Since = "2.4.0", Summary = "Lists open connections.",
+                        Complexity = "O(N) where N is the number of client connections",
+                        Tips = ["nondeterministic_output"],
+                        Handler = List,
+                    },
+                    new()
+                    {
+                        Name = "info", Arity = 2, Flags = connFlags, Acl = A.Connection,
+                        Since = "6.2.0", Summary = "Returns information about the connection.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = Info,
+                    },
+                    new()
+                    {
+                        Name = "kill", Arity = -3, Flags = Admin | connFlags, Acl = A.Connection,
+                        Since = "2.4.0", Summary = "Terminates open connections.",
+                        Complexity = "O(N) where N is the number of client connections",
+                        Handler = Kill,
+                    },
+                    new()
+                    {
+                        Name = "setinfo", Arity = 4, Flags = connFlags, Acl = A.Connection,
+                        Since = "7.2.0", Summary = "Sets information specific to the client or connection.",
+                        Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
+                        Handler = SetInfo,
+                    },
+                    new()
+                    {
+                        Name = "unblock", Arity = -3, Flags = Admin | connFlags, Acl = A.Connection,
+                        Since = "5.0.0", Summary = "Unblocks a client blocked by a blocking command from a different connection.",
+                        Complexity = "O(log N) where N is the number of client connections",
+                        Handler = Unblock,
+                    },
+                    ..Tracking.TrackingCommands.ClientSubcommandDeclarations(),
+                    ..AdminClientCommands.ClientSubcommandDeclarations(),
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

@@ -3,6 +3,8 @@ using Garnet.common.Resp;
 using Garnet.server.Commands.KeySpecs;
 using Garnet.server.Session;
 using Garnet.server.Util;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -258,4 +260,76 @@ public static class CommandCommands
         "GETKEYS <full-command>", "    Return the keys from a full Redis command.",
         "GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full Redis command.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>COMMAND.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "command", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Connection,
+                Group = "server", Since = "2.8.13", Summary = "Returns detailed information about all commands.",
+                Complexity = "O(N) where N is the total number of Redis commands",
+                Tips = ["nondeterministic_output_order"],
+                Handler = All,
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "count", Arity = 2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "2.8.13", Summary = "Returns a count of commands.",
+                        Handler = Count,
+                    },
+                    new()
+                    {
+                        Name = "docs", Arity = -2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "7.0.0", Summary = "Returns documentary information about one, multiple or all commands.",
+                        Complexity = "O(N) where N is the number of commands to look up",
+                        Tips = ["nondeterministic_output_order"],
+                        Handler = Docs,
+                    },
+                    new()
+                    {
+                        Name = "info", Arity = -2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "2.8.13", Summary = "Returns information about one, multiple or all commands.",
+                        Complexity = "O(N) where N is the number of commands to look up",
+                        Tips = ["nondeterministic_output_order"],
+                        Handler = Info,
+                    },
+                    new()
+                    {
+                        Name = "list", Arity = -2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "7.0.0", Summary = "Returns a list of command names.",
+                        Complexity = "O(N) where N is the total number of Redis commands",
+                        Tips = ["nondeterministic_output_order"],
+                        Handler = List,
+                    },
+                    new()
+                    {
+                        Name = "getkeysandflags", Arity = -3, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "7.0.0", Summary = "Extracts the key names and access flags for an arbitrary command.",
+                        Complexity = "O(N) where N is the number of arguments to the command",
+                        Handler = GetKeysAndFlags,
+                    },
+                    new()
+                    {
+                        Name = "getkeys", Arity = -3, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "2.8.13", Summary = "Extracts the key names from an arbitrary command.",
+                        Complexity = "O(N) where N is the number of arguments to the command",
+                        Handler = GetKeys,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Connection,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

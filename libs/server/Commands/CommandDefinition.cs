@@ -1,6 +1,7 @@
-// CommandDefinition: one row of the command table. The table is the single source of truth for a
-// command's name, arity, flags, keys, ACL categories, documentation and handler; dispatch, COMMAND
-// (INFO, DOCS, LIST, COUNT, GETKEYS) and the auth gate all read it.
+// CommandDefinition: one row of the command table, declared in its family's file next to its handler. The table is the
+// single source of truth for a command's name, arity, flags, keys, ACL categories, documentation and handler, and for
+// what other code must know about it (the fields below, instead of tests of its name); dispatch, COMMAND (INFO, DOCS,
+// LIST, COUNT, GETKEYS) and the auth gate all read it.
 using Garnet.server.Session;
 
 namespace Garnet.server.Commands;
@@ -181,8 +182,29 @@ public sealed class CommandDefinition
     /// across a run of such commands. GET.</summary>
     public bool PlainRead { get; init; }
 
+    /// <summary>A stream command that reads spilled stream blocks: which ones, from the request's arguments (for XRANGE
+    /// plan => plan.PlanRange(reverse: false)), so Session/StreamBlockReadAhead reads them before the command runs.</summary>
+    internal StreamBlockPlanner? PlanStreamBlocks { get; init; }
+
     /// <summary>Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).</summary>
     public bool RunsInMulti { get; init; }
+
+    /// <summary>Runs the commands queued since MULTI (EXEC): CLIENT PAUSE WRITE holds it when one of them is a write, and
+    /// refused in RESP2 subscribed mode it discards the transaction (EXECABORT), as Redis's rejectCommand.</summary>
+    public bool RunsQueuedCommands { get; init; }
+
+    /// <summary>May run on a RESP2 connection with subscriptions (Redis's processCommand list: PING, (P|S)SUBSCRIBE,
+    /// (P|S)UNSUBSCRIBE, QUIT, RESET); any other command is refused there (PubSubCommands.RefuseWhileSubscribed).</summary>
+    public bool AllowedWhileSubscribed { get; init; }
+
+    /// <summary>Runs a script (EVAL, EVALSHA, FCALL and their _RO forms): flagged skip_monitor, but MONITOR is fed the call
+    /// itself before the script's commands (Clients/MonitorFeed.IsScriptCall).</summary>
+    public bool RunsScript { get; init; }
+
+    /// <summary>Which of the command's arguments are secrets, shown as "(redacted)" wherever arguments are recorded (SLOWLOG,
+    /// MONITOR: Metrics/ArgumentRedaction), as Redis's redactClientCommandArgument callers: AUTH's, HELLO's AUTH pair, CONFIG
+    /// SET's sensitive values. Asked for argument indexes 1 to argc - 1 only.</summary>
+    public Metrics.ArgumentRedaction.Rule? Redacts { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];
     internal CommandLookup? SubcommandLookup { get; set; }
 

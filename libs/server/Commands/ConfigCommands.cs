@@ -1,7 +1,10 @@
 // CONFIG GET / SET / RESETSTAT / REWRITE / HELP.
 using Garnet.server.Config;
+using Garnet.server.Metrics;
 using Garnet.server.Session;
 using Garnet.server.Util;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -102,4 +105,75 @@ public static class ConfigCommands
         "RESETSTAT", "    Reset statistics reported by the INFO command.",
         "REWRITE", "    Rewrite the configuration file.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>CONFIG.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        const CommandFlags connFlags = NoScript | Loading | Stale;
+        return
+        [
+            new()
+            {
+                Name = "config", Arity = -2, Acl = A.Slow,
+                Group = "server", Since = "2.0.0", Summary = "A container for server configuration commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "get", Arity = -3, Flags = Admin | connFlags,
+                        Since = "2.0.0", Summary = "Returns the effective values of configuration parameters.",
+                        Complexity = "O(N) when N is the number of configuration parameters provided",
+                        Handler = Get,
+                    },
+                    new()
+                    {
+                        Name = "set", Arity = -4, Flags = Admin | connFlags,
+                        Since = "2.0.0", Summary = "Sets configuration parameters in-flight.",
+                        Complexity = "O(N) when N is the number of configuration parameters provided",
+                        Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
+                        Redacts = SetSecrets, Handler = Set,
+                    },
+                    new()
+                    {
+                        Name = "rewrite", Arity = 2, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.0", Summary = "Persists the effective configuration to file.",
+                        Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
+                        Handler = Rewrite,
+                    },
+                    new()
+                    {
+                        Name = "resetstat", Arity = 2, Flags = Admin | connFlags,
+                        Since = "2.0.0", Summary = "Resets the server's statistics.",
+                        Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
+                        Handler = ResetStat,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
+
+    /// <summary>CONFIG SET parameters whose value is a secret (Redis's SENSITIVE_CONFIG).</summary>
+    private static readonly byte[][] s_sensitiveConfigs =
+        ["REQUIREPASS"u8.ToArray(), "MASTERAUTH"u8.ToArray(), "MASTERUSER"u8.ToArray(), "TLS-KEY-FILE-PASS"u8.ToArray(),
+         "TLS-CLIENT-KEY-FILE-PASS"u8.ToArray()];
+
+    /// <summary>CONFIG SET's secrets: the value after a sensitive parameter, every pair checked (even when the command fails).</summary>
+    private static bool SetSecrets(int argc, ArgumentRedaction.ArgReader arg, int i)
+    {
+        if (i < 3 || (i - 3) % 2 != 0) return false;
+        var param = arg(i - 1);
+        foreach (var p in s_sensitiveConfigs)
+            if (System.Text.Ascii.EqualsIgnoreCase(param, p)) return true;
+        return false;
+    }
 }

@@ -2,7 +2,10 @@
 using System.Security.Cryptography;
 using System.Text;
 using Garnet.common.Resp;
+using Garnet.server.Metrics;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -169,5 +172,71 @@ public static class ConnectionCommands
         s.Client.User = "default";
         s.Client.Authenticated = !s.Settings.PasswordRequired;
         s.Writer.WriteSimpleString("RESET"u8);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "ping", Arity = -1, Flags = Fast | Sentinel, Acl = A.Connection,
+                Group = "connection", Summary = "Returns the server's liveliness response.",
+                Tips = ["request_policy:all_shards", "response_policy:all_succeeded"],
+                AllowedWhileSubscribed = true, Handler = Ping,
+            },
+            new()
+            {
+                Name = "echo", Arity = 2, Flags = Fast, Acl = A.Connection,
+                Group = "connection", Summary = "Returns the given string.",
+                Handler = Echo,
+            },
+            new()
+            {
+                Name = "hello", Arity = -1, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection,
+                Group = "connection", Since = "6.0.0", Summary = "Handshakes with the Redis server.",
+                Redacts = HelloSecrets, Handler = Hello,
+            },
+            new()
+            {
+                Name = "auth", Arity = -2, Flags = NoScript | Loading | Stale | Fast | NoAuth | Sentinel | AllowBusy, Acl = A.Connection,
+                Group = "connection", Summary = "Authenticates the connection.",
+                Complexity = "O(N) where N is the number of passwords defined for the user",
+                Redacts = ArgumentRedaction.EveryArgument, Handler = Auth,
+            },
+            new()
+            {
+                Name = "select", Arity = 2, Flags = Loading | Stale | Fast, Acl = A.Connection,
+                Group = "connection", Summary = "Changes the selected database.",
+                Handler = Select,
+            },
+            new()
+            {
+                Name = "quit", Arity = -1, Flags = AllowBusy | NoScript | Loading | Stale | Fast | NoAuth, Acl = A.Connection,
+                Group = "connection", Summary = "Closes the connection.",
+                RunsInMulti = true, AllowedWhileSubscribed = true, Handler = Quit,
+            },
+            new()
+            {
+                Name = "reset", Arity = 1, Flags = NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, Acl = A.Connection,
+                Group = "connection", Since = "6.2.0", Summary = "Resets the connection.",
+                RunsInMulti = true, AllowedWhileSubscribed = true, Handler = Reset,
+            },
+        ];
+    }
+
+    /// <summary>HELLO's secrets: the user name and password after AUTH (SETNAME's value is skipped over, not redacted).</summary>
+    private static bool HelloSecrets(int argc, ArgumentRedaction.ArgReader arg, int i)
+    {
+        for (int j = 2; j < argc; j++)
+        {
+            if (Ascii.EqualsIgnoreCase(arg(j), "AUTH"u8) && j + 2 < argc) { if (i == j + 1 || i == j + 2) return true; j += 2; }
+            else if (Ascii.EqualsIgnoreCase(arg(j), "SETNAME"u8)) j++;
+        }
+        return false;
     }
 }

@@ -7,6 +7,7 @@ using System.Globalization;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
 
 namespace Garnet.server.Commands;
 
@@ -116,4 +117,22 @@ public static class DebugCommands
         "    (This server stops only the calling client; other clients are served.)",
         "Other Redis DEBUG subcommands are not supported by this server.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>DEBUG.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "debug", Arity = -2, Flags = Admin | NoScript | Loading | Stale | Protected,
+                Group = "server", Since = "1.0.0", Summary = "A container for debugging commands.",
+                Complexity = "Depends on subcommand.",
+                Handler = Debug,
+            },
+        ];
+    }
 }

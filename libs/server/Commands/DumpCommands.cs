@@ -3,6 +3,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -77,5 +79,30 @@ public static class DumpCommands
             s.Storage.Rmw(s.Arg(1), ref setIdle);
         }
         s.Writer.WriteOk();
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>DUMP, RESTORE.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "dump", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "2.6.0", Summary = "Returns a serialized representation of the value stored at a key.",
+                Tips = ["nondeterministic_output"],
+                Handler = Dump,
+            },
+            new()
+            {
+                Name = "restore", Arity = -4, Flags = Write | DenyOom, Acl = A.Keyspace | A.Dangerous, Keys = k1,
+                Group = "generic", Since = "2.6.0", Summary = "Creates a key from the serialized representation of a value.",
+                LocksKeysExclusively = true, Handler = Restore,
+            },
+        ];
     }
 }

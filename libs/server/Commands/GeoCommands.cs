@@ -11,6 +11,8 @@ using Garnet.server.Objects;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -430,4 +432,98 @@ public static class GeoCommands
 
     /// <summary>The comparison as -1, 0 or 1.</summary>
     private static Comparison<Point> Compare3(Comparison<Point> compare) => (a, b) => Math.Sign(compare(a, b));
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // Sorted sets whose scores are 52-bit geohashes. GEORADIUS and GEORADIUSBYMEMBER name their STORE key anywhere after the
+    // fixed arguments: they lock every argument from the key on (a superset of their keys).
+    /// <summary>GEOADD, GEODIST, GEOHASH, GEOPOS, GEORADIUS, GEORADIUS_RO, GEORADIUSBYMEMBER, GEORADIUSBYMEMBER_RO, GEOSEARCH,
+    /// GEOSEARCHSTORE.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        var geoStored = new KeyRange(1, -1, 1);
+        return
+        [
+            new()
+            {
+                Name = "geoadd", Arity = -5, Flags = Write | DenyOom, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.0", Summary = "Adds one or more members to a geospatial index. The key is created if it doesn't exist.",
+                Complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+                LocksKeysExclusively = true, Handler = Add,
+            },
+            new()
+            {
+                Name = "geodist", Arity = -4, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.0", Summary = "Returns the distance between two members of a geospatial index.",
+                Handler = Dist,
+            },
+            new()
+            {
+                Name = "geohash", Arity = -2, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.0", Summary = "Returns members from a geospatial index as geohash strings.",
+                Complexity = "O(1) for each member requested.",
+                Handler = Hash,
+            },
+            new()
+            {
+                Name = "geopos", Arity = -2, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.0", Summary = "Returns the longitude and latitude of members from a geospatial index.",
+                Complexity = "O(1) for each member requested.",
+                Handler = Pos,
+            },
+            new()
+            {
+                Name = "georadius", Arity = -6, Flags = Write | DenyOom | MovableKeys, Acl = A.Geo, Keys = geoStored,
+                Group = "geo", Since = "3.2.0",
+                Summary = "Queries a geospatial index for members within a distance from a coordinate, optionally stores the result.",
+                Complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and " +
+                    "radius and M is the number of items inside the index.",
+                LocksKeysExclusively = true, Handler = Radius,
+            },
+            new()
+            {
+                Name = "georadius_ro", Arity = -6, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.10", Summary = "Returns members from a geospatial index that are within a distance from a coordinate.",
+                Complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and " +
+                    "radius and M is the number of items inside the index.",
+                Handler = RadiusRo,
+            },
+            new()
+            {
+                Name = "georadiusbymember", Arity = -5, Flags = Write | DenyOom | MovableKeys, Acl = A.Geo, Keys = geoStored,
+                Group = "geo", Since = "3.2.0",
+                Summary = "Queries a geospatial index for members within a distance from a member, optionally stores the result.",
+                Complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and " +
+                    "radius and M is the number of items inside the index.",
+                LocksKeysExclusively = true, Handler = RadiusByMember,
+            },
+            new()
+            {
+                Name = "georadiusbymember_ro", Arity = -5, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "3.2.10", Summary = "Returns members from a geospatial index that are within a distance from a member.",
+                Complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and " +
+                    "radius and M is the number of items inside the index.",
+                Handler = RadiusByMemberRo,
+            },
+            new()
+            {
+                Name = "geosearch", Arity = -7, Flags = ReadOnly, Acl = A.Geo, Keys = k1,
+                Group = "geo", Since = "6.2.0", Summary = "Queries a geospatial index for members inside an area of a box or a circle.",
+                Complexity = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the " +
+                    "filter and M is the number of items inside the shape",
+                Handler = GeoSearch,
+            },
+            new()
+            {
+                Name = "geosearchstore", Arity = -8, Flags = Write | DenyOom, Acl = A.Geo, Keys = new KeyRange(1, 2, 1),
+                Group = "geo", Since = "6.2.0",
+                Summary = "Queries a geospatial index for members inside an area of a box or a circle, optionally stores the result.",
+                Complexity = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the " +
+                    "filter and M is the number of items inside the shape",
+                LocksKeysExclusively = true, Handler = GeoSearchStore,
+            },
+        ];
+    }
 }

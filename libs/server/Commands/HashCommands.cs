@@ -7,6 +7,8 @@ using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -237,5 +239,118 @@ public static class HashCommands
         List<KeyValuePair<byte[], byte[]>> entries = [];
         if (!Run(s, HashOp(h => { entries = h.Entries.ToList(); return false; }), write: false)) return;
         CollectionScan.Write(s, scan, entries.Select(e => (e.Key, (byte[]?)e.Value)).ToList());
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // Writes lock their key exclusively, as the engine changes collections in place.
+    /// <summary>HSET, HMSET, HSETNX, HGET, HMGET, HDEL, HLEN, HEXISTS, HSTRLEN, HKEYS, HVALS, HGETALL, HINCRBY, HINCRBYFLOAT, HRANDFIELD,
+    /// HSCAN.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "hset", Arity = -4, Flags = Write | DenyOom | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Creates or modifies the value of a field in a hash.",
+                LocksKeysExclusively = true, Handler = HSet,
+            },
+            new()
+            {
+                Name = "hmset", Arity = -4, Flags = Write | DenyOom | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Sets the values of multiple fields.",
+                LocksKeysExclusively = true, Handler = HMSet,
+            },
+            new()
+            {
+                Name = "hsetnx", Arity = 4, Flags = Write | DenyOom | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Sets the value of a field in a hash only when the field doesn't exist.",
+                LocksKeysExclusively = true, Handler = HSetNx,
+            },
+            new()
+            {
+                Name = "hget", Arity = 3, Flags = ReadOnly | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns the value of a field in a hash.",
+                Handler = HGet,
+            },
+            new()
+            {
+                Name = "hmget", Arity = -3, Flags = ReadOnly | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns the values of all fields in a hash.",
+                Handler = HMGet,
+            },
+            new()
+            {
+                Name = "hdel", Arity = -3, Flags = Write | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0",
+                Summary = "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.",
+                LocksKeysExclusively = true, Handler = HDel,
+            },
+            new()
+            {
+                Name = "hlen", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns the number of fields in a hash.",
+                Handler = HLen,
+            },
+            new()
+            {
+                Name = "hexists", Arity = 3, Flags = ReadOnly | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Determines whether a field exists in a hash.",
+                Handler = HExists,
+            },
+            new()
+            {
+                Name = "hstrlen", Arity = 3, Flags = ReadOnly | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "3.2.0", Summary = "Returns the length of the value of a field.",
+                Handler = HStrLen,
+            },
+            new()
+            {
+                Name = "hkeys", Arity = 2, Flags = ReadOnly, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns all fields in a hash.",
+                Handler = HKeys,
+            },
+            new()
+            {
+                Name = "hvals", Arity = 2, Flags = ReadOnly, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns all values in a hash.",
+                Handler = HVals,
+            },
+            new()
+            {
+                Name = "hgetall", Arity = 2, Flags = ReadOnly, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0", Summary = "Returns all fields and values in a hash.",
+                Handler = HGetAll,
+            },
+            new()
+            {
+                Name = "hincrby", Arity = 4, Flags = Write | DenyOom | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.0.0",
+                Summary = "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.",
+                LocksKeysExclusively = true, Handler = HIncrBy,
+            },
+            new()
+            {
+                Name = "hincrbyfloat", Arity = 4, Flags = Write | DenyOom | Fast, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.6.0",
+                Summary = "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.",
+                LocksKeysExclusively = true, Handler = HIncrByFloat,
+            },
+            new()
+            {
+                Name = "hrandfield", Arity = -2, Flags = ReadOnly, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "6.2.0", Summary = "Returns one or more random fields from a hash.",
+                Handler = HRandField,
+            },
+            new()
+            {
+                Name = "hscan", Arity = -3, Flags = ReadOnly, Acl = A.Hash, Keys = k1,
+                Group = "hash", Since = "2.8.0", Summary = "Iterates over fields and values of a hash.",
+                Handler = HScan,
+            },
+        ];
     }
 }

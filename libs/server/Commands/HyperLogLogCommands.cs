@@ -5,6 +5,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -76,5 +78,36 @@ public static class HyperLogLogCommands
         s.Storage.Upsert(s.Arg(1), HyperLogLog.Encode(max, allSparse), destinationExpiration);
         s.Notify(PubSub.NotifyClass.String, "pfadd"u8, s.Arg(1));
         s.Writer.WriteOk();
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>PFADD, PFCOUNT, PFMERGE.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "pfadd", Arity = -2, Flags = Write | DenyOom | Fast, Acl = A.HyperLogLog, Keys = k1,
+                Group = "hyperloglog", Since = "2.8.9", Summary = "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.",
+                Handler = PfAdd,
+            },
+            new()
+            {
+                Name = "pfcount", Arity = -2, Flags = ReadOnly | MayReplicate, Acl = A.HyperLogLog, Keys = new KeyRange(1, -1, 1),
+                Group = "hyperloglog", Since = "2.8.9",
+                Summary = "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).",
+                Handler = PfCount,
+            },
+            new()
+            {
+                Name = "pfmerge", Arity = -2, Flags = Write | DenyOom, Acl = A.HyperLogLog, Keys = new KeyRange(1, -1, 1),
+                Group = "hyperloglog", Since = "2.8.9", Summary = "Merges one or more HyperLogLog values into a single key.",
+                LocksKeysExclusively = true, Handler = PfMerge,
+            },
+        ];
     }
 }

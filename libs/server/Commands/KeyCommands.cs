@@ -6,6 +6,8 @@ using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.server.Util;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -432,5 +434,190 @@ public static class KeyCommands
             }
         }
         return null;
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>DEL, UNLINK, EXISTS, TYPE, EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST, TOUCH,
+    /// RENAME, RENAMENX, COPY, MOVE.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "del", Arity = -2, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Group = "generic", Since = "1.0.0", Summary = "Deletes one or more keys.",
+                Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
+                Handler = Del,
+            },
+            new()
+            {
+                Name = "unlink", Arity = -2, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Group = "generic", Since = "4.0.0", Summary = "Asynchronously deletes one or more keys.",
+                Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
+                Handler = Del,
+            },
+            new()
+            {
+                Name = "exists", Arity = -2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Group = "generic", Since = "1.0.0", Summary = "Determines whether one or more keys exist.",
+                Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
+                Handler = ExistsCommand,
+            },
+            new()
+            {
+                Name = "type", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "1.0.0", Summary = "Determines the type of value stored at a key.",
+                Handler = Type,
+            },
+            new()
+            {
+                Name = "expire", Arity = -3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "1.0.0", Summary = "Sets the expiration time of a key in seconds.",
+                Handler = Expire,
+            },
+            new()
+            {
+                Name = "pexpire", Arity = -3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "2.6.0", Summary = "Sets the expiration time of a key in milliseconds.",
+                Handler = PExpire,
+            },
+            new()
+            {
+                Name = "expireat", Arity = -3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "1.2.0", Summary = "Sets the expiration time of a key to a Unix timestamp.",
+                Handler = ExpireAt,
+            },
+            new()
+            {
+                Name = "pexpireat", Arity = -3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "2.6.0", Summary = "Sets the expiration time of a key to a Unix milliseconds timestamp.",
+                Handler = PExpireAt,
+            },
+            new()
+            {
+                Name = "ttl", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "1.0.0", Summary = "Returns the expiration time in seconds of a key.",
+                Tips = ["nondeterministic_output"],
+                Handler = Ttl,
+            },
+            new()
+            {
+                Name = "pttl", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "2.6.0", Summary = "Returns the expiration time in milliseconds of a key.",
+                Tips = ["nondeterministic_output"],
+                Handler = PTtl,
+            },
+            new()
+            {
+                Name = "expiretime", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "7.0.0", Summary = "Returns the expiration time of a key as a Unix timestamp.",
+                Handler = ExpireTime,
+            },
+            new()
+            {
+                Name = "pexpiretime", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "7.0.0", Summary = "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+                Handler = PExpireTime,
+            },
+            new()
+            {
+                Name = "persist", Arity = 2, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "2.2.0", Summary = "Removes the expiration time of a key.",
+                Handler = Persist,
+            },
+            new()
+            {
+                Name = "touch", Arity = -2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Group = "generic", Since = "3.2.1",
+                Summary = "Returns the number of existing keys out of those specified after updating the time they were last accessed.",
+                Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
+                Handler = Touch,
+            },
+            new()
+            {
+                Name = "rename", Arity = 3, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1),
+                Group = "generic", Since = "1.0.0", Summary = "Renames a key and overwrites the destination.",
+                Handler = Rename,
+            },
+            new()
+            {
+                Name = "renamenx", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1),
+                Group = "generic", Since = "1.0.0", Summary = "Renames a key only when the target key name doesn't exist.",
+                Handler = RenameNx,
+            },
+            new()
+            {
+                Name = "copy", Arity = -3, Flags = Write | DenyOom, Acl = A.Keyspace, Keys = new KeyRange(1, 2, 1),
+                Group = "generic", Since = "6.2.0", Summary = "Copies the value of a key to a new key.",
+                Handler = Copy,
+            },
+            new()
+            {
+                Name = "move", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace, Keys = k1,
+                Group = "generic", Since = "1.0.0", Summary = "Moves a key to another database.",
+                LocksKeysExclusively = true, Handler = Move,
+            },
+        ];
+    }
+
+    /// <summary>KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, the commands on a whole database: the table lists
+    /// them after DUMP, RESTORE, OBJECT and MEMORY.</summary>
+    internal static CommandDefinition[] DatabaseDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "keys", Arity = 2, Flags = ReadOnly, Acl = A.Keyspace | A.Dangerous,
+                Group = "generic", Since = "1.0.0", Summary = "Returns all key names that match a pattern.",
+                Tips = ["request_policy:all_shards", "nondeterministic_output_order"],
+                Handler = Keys,
+            },
+            new()
+            {
+                Name = "scan", Arity = -2, Flags = ReadOnly, Acl = A.Keyspace,
+                Group = "generic", Since = "2.8.0", Summary = "Iterates over the key names in the database.",
+                Tips = ["nondeterministic_output", "request_policy:special", "response_policy:special"],
+                Handler = Scan,
+            },
+            new()
+            {
+                Name = "randomkey", Arity = 1, Flags = ReadOnly, Acl = A.Keyspace,
+                Group = "generic", Since = "1.0.0", Summary = "Returns a random key name from the database.",
+                Tips = ["request_policy:all_shards", "response_policy:special", "nondeterministic_output"],
+                Handler = RandomKey,
+            },
+            new()
+            {
+                Name = "dbsize", Arity = 1, Flags = ReadOnly | Fast, Acl = A.Keyspace,
+                Group = "server", Since = "1.0.0", Summary = "Returns the number of keys in the database.",
+                Tips = ["request_policy:all_shards", "response_policy:agg_sum"],
+                Handler = DbSize,
+            },
+            new()
+            {
+                Name = "flushdb", Arity = -1, Flags = Write, Acl = A.Keyspace | A.Dangerous,
+                Group = "server", Since = "1.0.0", Summary = "Remove all keys from the current database.",
+                Tips = ["request_policy:all_shards", "response_policy:all_succeeded"],
+                Handler = FlushDb,
+            },
+            new()
+            {
+                Name = "flushall", Arity = -1, Flags = Write, Acl = A.Keyspace | A.Dangerous,
+                Group = "server", Since = "1.0.0", Summary = "Removes all keys from all databases.",
+                Tips = ["request_policy:all_shards", "response_policy:all_succeeded"],
+                Handler = FlushAll,
+            },
+            new()
+            {
+                Name = "swapdb", Arity = 3, Flags = Write | Fast, Acl = A.Keyspace | A.Dangerous,
+                Group = "server", Since = "4.0.0", Summary = "Swaps two Redis databases.",
+                Handler = SwapDb,
+            },
+        ];
     }
 }

@@ -3,6 +3,8 @@
 using System.Text;
 using Garnet.server.Metrics;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -132,4 +134,73 @@ public static class LatencyCommands
         "    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
         "    If no commands are specified then all histograms are replied.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>LATENCY.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "latency", Arity = -2, Acl = A.Slow,
+                Group = "server", Since = "2.8.13", Summary = "A container for latency diagnostics commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "doctor", Arity = 2, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.13", Summary = "Returns a human-readable latency analysis report.",
+                        Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"],
+                        Handler = Doctor,
+                    },
+                    new()
+                    {
+                        Name = "graph", Arity = 3, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.13", Summary = "Returns a latency graph for an event.",
+                        Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"],
+                        Handler = Graph,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale,
+                        Since = "2.8.13", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                    new()
+                    {
+                        Name = "histogram", Arity = -2, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "7.0.0", Summary = "Returns the cumulative distribution of latencies of a subset or all commands.",
+                        Complexity = "O(N) where N is the number of commands with latency information being retrieved.",
+                        Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"],
+                        Handler = Histogram,
+                    },
+                    new()
+                    {
+                        Name = "history", Arity = 3, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.13", Summary = "Returns timestamp-latency samples for an event.",
+                        Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"],
+                        Handler = History,
+                    },
+                    new()
+                    {
+                        Name = "latest", Arity = 2, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.13", Summary = "Returns the latest latency samples for all events.",
+                        Tips = ["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"],
+                        Handler = Latest,
+                    },
+                    new()
+                    {
+                        Name = "reset", Arity = -2, Flags = Admin | NoScript | Loading | Stale,
+                        Since = "2.8.13", Summary = "Resets the latency data for one or more events.",
+                        Tips = ["request_policy:all_nodes", "response_policy:agg_sum"],
+                        Handler = Reset,
+                    },
+                ],
+            },
+        ];
+    }
 }

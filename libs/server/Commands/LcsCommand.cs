@@ -4,6 +4,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -93,5 +95,23 @@ public static class LcsCommand
         value = st.IsFound() ? s.Storage.Result.Old ?? [] : [];
         if (s.Storage.Result.Error is { } e) { s.WriteError(e); return false; }
         return true;
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>LCS.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "lcs", Arity = -3, Flags = ReadOnly, Acl = A.String, Keys = new KeyRange(1, 2, 1),
+                Group = "string", Since = "7.0.0", Summary = "Finds the longest common substring.",
+                Complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively",
+                Handler = Lcs,
+            },
+        ];
     }
 }

@@ -6,6 +6,8 @@ using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -363,5 +365,127 @@ public static class ListCommands
     {
         s.Writer.WriteArrayHeader(items.Count);
         foreach (var item in items) s.Writer.WriteBulkString(item);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LLEN, LRANGE, LINDEX, LSET, LINSERT, LREM, LTRIM, LPOS, LMOVE, RPOPLPUSH,
+    /// LMPOP.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "lpush", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Prepends one or more elements to a list. Creates the key if it doesn't exist.",
+                LocksKeysExclusively = true, Handler = LPush,
+            },
+            new()
+            {
+                Name = "rpush", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Appends one or more elements to a list. Creates the key if it doesn't exist.",
+                LocksKeysExclusively = true, Handler = RPush,
+            },
+            new()
+            {
+                Name = "lpushx", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "2.2.0", Summary = "Prepends one or more elements to a list only when the list exists.",
+                LocksKeysExclusively = true, Handler = LPushX,
+            },
+            new()
+            {
+                Name = "rpushx", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "2.2.0", Summary = "Appends an element to a list only when the list exists.",
+                LocksKeysExclusively = true, Handler = RPushX,
+            },
+            new()
+            {
+                Name = "lpop", Arity = -2, Flags = Write | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0",
+                Summary = "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.",
+                LocksKeysExclusively = true, Handler = LPop,
+            },
+            new()
+            {
+                Name = "rpop", Arity = -2, Flags = Write | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0",
+                Summary = "Returns and removes the last elements of a list. Deletes the list if the last element was popped.",
+                LocksKeysExclusively = true, Handler = RPop,
+            },
+            new()
+            {
+                Name = "llen", Arity = 2, Flags = ReadOnly | Fast, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Returns the length of a list.",
+                Handler = LLen,
+            },
+            new()
+            {
+                Name = "lrange", Arity = 4, Flags = ReadOnly, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Returns a range of elements from a list.",
+                Handler = LRange,
+            },
+            new()
+            {
+                Name = "lindex", Arity = 3, Flags = ReadOnly, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Returns an element from a list by its index.",
+                Handler = LIndex,
+            },
+            new()
+            {
+                Name = "lset", Arity = 4, Flags = Write | DenyOom, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Sets the value of an element in a list by its index.",
+                LocksKeysExclusively = true, Handler = LSet,
+            },
+            new()
+            {
+                Name = "linsert", Arity = 5, Flags = Write | DenyOom, Acl = A.List, Keys = k1,
+                Group = "list", Since = "2.2.0", Summary = "Inserts an element before or after another element in a list.",
+                LocksKeysExclusively = true, Handler = LInsert,
+            },
+            new()
+            {
+                Name = "lrem", Arity = 4, Flags = Write, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Removes elements from a list. Deletes the list if the last element was removed.",
+                LocksKeysExclusively = true, Handler = LRem,
+            },
+            new()
+            {
+                Name = "ltrim", Arity = 4, Flags = Write, Acl = A.List, Keys = k1,
+                Group = "list", Since = "1.0.0", Summary = "Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
+                LocksKeysExclusively = true, Handler = LTrim,
+            },
+            new()
+            {
+                Name = "lpos", Arity = -3, Flags = ReadOnly, Acl = A.List, Keys = k1,
+                Group = "list", Since = "6.0.6", Summary = "Returns the index of matching elements in a list.",
+                Handler = LPos,
+            },
+            new()
+            {
+                Name = "lmove", Arity = 5, Flags = Write | DenyOom, Acl = A.List, Keys = new KeyRange(1, 2, 1),
+                Group = "list", Since = "6.2.0",
+                Summary = "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was " +
+                    "moved.",
+                LocksKeysExclusively = true, Handler = LMove,
+            },
+            new()
+            {
+                Name = "rpoplpush", Arity = 3, Flags = Write | DenyOom, Acl = A.List, Keys = new KeyRange(1, 2, 1),
+                Group = "list", Since = "1.2.0",
+                Summary = "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element " +
+                    "was popped.",
+                LocksKeysExclusively = true, Handler = RPopLPush,
+            },
+            new()
+            {
+                Name = "lmpop", Arity = -4, Flags = Write | MovableKeys, Acl = A.List, Keys = new KeyRange(2, -1, 1),
+                Group = "list", Since = "7.0.0",
+                Summary = "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
+                LocksKeysExclusively = true, Handler = LMPop,
+            },
+        ];
     }
 }

@@ -5,6 +5,8 @@ using System.Runtime;
 using System.Text;
 using Garnet.server.Metrics;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -124,4 +126,61 @@ public static class MemoryCommands
         "USAGE <key> [SAMPLES <count>]", "    Return memory in bytes used by <key> and its value. Nested values are",
         "    sampled up to <count> times (default: 5, 0 means sample all).",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>MEMORY.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "memory", Arity = -2, Acl = A.Slow,
+                Group = "server", Since = "4.0.0", Summary = "A container for memory diagnostics commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    ..ObjectCommands.MemorySubcommandDeclarations(),
+                    new()
+                    {
+                        Name = "stats", Arity = 2,
+                        Since = "4.0.0", Summary = "Returns details about memory usage.",
+                        Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"],
+                        Handler = Stats,
+                    },
+                    new()
+                    {
+                        Name = "doctor", Arity = 2,
+                        Since = "4.0.0", Summary = "Outputs a memory problems report.",
+                        Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"],
+                        Handler = Doctor,
+                    },
+                    new()
+                    {
+                        Name = "malloc-stats", Arity = 2,
+                        Since = "4.0.0", Summary = "Returns the allocator statistics.",
+                        Complexity = "Depends on how much memory is allocated, could be slow",
+                        Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"],
+                        Handler = MallocStats,
+                    },
+                    new()
+                    {
+                        Name = "purge", Arity = 2,
+                        Since = "4.0.0", Summary = "Asks the allocator to release memory.",
+                        Complexity = "Depends on how much memory is allocated, could be slow",
+                        Tips = ["request_policy:all_shards", "response_policy:all_succeeded"],
+                        Handler = Purge,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale,
+                        Since = "4.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

@@ -7,6 +7,8 @@
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -74,5 +76,74 @@ public static class ObjectCommands
         }
         if (!Lookup(s, s.Arg(2), countLookup: false)) { s.Writer.WriteNull(); return; }
         s.Writer.WriteInteger(s.Storage.Result.Number);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>OBJECT.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "object", Arity = -2, Acl = A.Slow,
+                Group = "generic", Since = "2.2.3", Summary = "A container for object introspection commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "encoding", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1),
+                        Since = "2.2.3", Summary = "Returns the internal encoding of a Redis object.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = Encoding,
+                    },
+                    new()
+                    {
+                        Name = "freq", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1),
+                        Since = "4.0.0", Summary = "Returns the logarithmic access frequency counter of a Redis object.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = Freq,
+                    },
+                    new()
+                    {
+                        Name = "idletime", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1),
+                        Since = "2.2.3", Summary = "Returns the time since the last access to a Redis object.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = IdleTime,
+                    },
+                    new()
+                    {
+                        Name = "refcount", Arity = 3, Flags = ReadOnly, Acl = A.Keyspace, Keys = new KeyRange(2, 2, 1),
+                        Since = "2.2.3", Summary = "Returns the reference count of a value of a key.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = RefCount,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Keyspace,
+                        Since = "6.2.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
+
+    /// <summary>MEMORY USAGE.</summary>
+    internal static CommandDefinition[] MemorySubcommandDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "usage", Arity = -3, Flags = ReadOnly, Keys = new KeyRange(2, 2, 1),
+                Since = "4.0.0", Summary = "Estimates the memory usage of a key.",
+                Complexity = "O(N) where N is the number of samples.",
+                Handler = MemoryUsage,
+            },
+        ];
     }
 }

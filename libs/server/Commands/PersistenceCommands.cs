@@ -1,5 +1,7 @@
 // Persistence commands: SAVE, BGSAVE, LASTSAVE (checkpoints are Persistence/Checkpointer's).
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -51,4 +53,52 @@ public static class PersistenceCommands
         });
 
     public static void LastSave(CommandContext s) => s.Writer.WriteInteger(s.Server.Checkpoints.LastSaveUnixSeconds);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>SAVE, BGSAVE, BGREWRITEAOF, COMPACT, LASTSAVE.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "save", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading | NoMulti,
+                Group = "server", Summary = "Synchronously saves the database(s) to disk.",
+                Complexity = "O(N) where N is the total number of keys in all databases",
+                Handler = Save,
+            },
+            new()
+            {
+                Name = "bgsave", Arity = -1, Flags = Admin | NoScript | NoAsyncLoading,
+                Group = "server", Summary = "Asynchronously saves the database(s) to disk.",
+                Complexity = "O(1)",
+                Handler = BgSave,
+            },
+            new()
+            {
+                Name = "bgrewriteaof", Arity = 1, Flags = Admin | NoScript | NoAsyncLoading,
+                Group = "server", Summary = "Asynchronously rewrites the append-only file to disk.",
+                Complexity = "O(1)",
+                Handler = BgRewriteAof,
+            },
+            new()
+            {
+                Name = "compact", Arity = 1, Flags = Admin | NoScript | NoMulti,
+                Group = "server", Since = "0.1.0",
+                Summary = "Compacts the oldest on-disk part of the log now (this server's extension; it also runs every --compaction-interval " +
+                    "seconds).",
+                Complexity = "O(N) where N is the number of records in the compacted segments",
+                Handler = Compact,
+            },
+            new()
+            {
+                Name = "lastsave", Arity = 1, Flags = Loading | Stale | Fast, Acl = A.Admin | A.Dangerous,
+                Group = "server", Summary = "Returns the Unix timestamp of the last successful save to disk.",
+                Tips = ["nondeterministic_output"],
+                Handler = LastSave,
+            },
+        ];
+    }
 }

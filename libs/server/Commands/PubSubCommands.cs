@@ -11,6 +11,7 @@
 //    Redis's do on a single node.
 using Garnet.server.PubSub;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
 
 namespace Garnet.server.Commands;
 
@@ -163,19 +164,140 @@ public static class PubSubCommands
 
     // ---- subscribed mode (RespServerSession.Admit) ----
 
-    /// <summary>The commands a RESP2 client with subscriptions may run (Redis's processCommand list).</summary>
-    public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.Parent is null && cmd.Name is
-        "ping" or "subscribe" or "ssubscribe" or "unsubscribe" or "sunsubscribe" or "psubscribe" or "punsubscribe" or "quit" or "reset";
+    /// <summary>The commands a RESP2 client with subscriptions may run (Redis's processCommand list): those declared
+    /// AllowedWhileSubscribed.</summary>
+    public static bool AllowedWhileSubscribed(CommandDefinition cmd) => cmd.AllowedWhileSubscribed;
 
     public static void RefuseWhileSubscribed(CommandContext s, CommandDefinition cmd)
     {
         string why = $"Can't execute '{cmd.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
-        if (cmd.Parent is null && cmd.Name == "exec")
+        if (cmd.RunsQueuedCommands)
         {
             // Redis's rejectCommand for EXEC: the transaction is discarded and the reason given as EXECABORT.
             s.Client.ResetTransaction();
             s.WriteError("EXECABORT Transaction discarded because of: " + why);
         }
         else s.WriteError("ERR " + why);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH, PUBSUB.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        const CommandFlags subFlags = CommandFlags.PubSub | NoScript | Loading | Stale;
+        return
+        [
+            new()
+            {
+                Name = "subscribe", Arity = -2, Flags = subFlags | Sentinel,
+                Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels.",
+                Complexity = "O(N) where N is the number of channels to subscribe to.",
+                AllowedWhileSubscribed = true, Handler = Subscribe,
+            },
+            new()
+            {
+                Name = "unsubscribe", Arity = -1, Flags = subFlags | Sentinel,
+                Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages posted to channels.",
+                Complexity = "O(N) where N is the number of channels to unsubscribe.",
+                AllowedWhileSubscribed = true, Handler = Unsubscribe,
+            },
+            new()
+            {
+                Name = "psubscribe", Arity = -2, Flags = subFlags | Sentinel,
+                Group = "pubsub", Since = "2.0.0", Summary = "Listens for messages published to channels that match one or more patterns.",
+                Complexity = "O(N) where N is the number of patterns to subscribe to.",
+                AllowedWhileSubscribed = true, Handler = PSubscribe,
+            },
+            new()
+            {
+                Name = "punsubscribe", Arity = -1, Flags = subFlags | Sentinel,
+                Group = "pubsub", Since = "2.0.0", Summary = "Stops listening to messages published to channels that match one or more patterns.",
+                Complexity = "O(N) where N is the number of patterns to unsubscribe.",
+                AllowedWhileSubscribed = true, Handler = PUnsubscribe,
+            },
+            new()
+            {
+                Name = "publish", Arity = 3, Flags = CommandFlags.PubSub | Loading | Stale | Fast | MayReplicate | Sentinel,
+                Group = "pubsub", Since = "2.0.0", Summary = "Posts a message to a channel.",
+                Complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed " +
+                    "patterns (by any client).",
+                Handler = Publish,
+            },
+            new()
+            {
+                Name = "ssubscribe", Arity = -2, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true,
+                Group = "pubsub", Since = "7.0.0", Summary = "Listens for messages published to shard channels.",
+                Complexity = "O(N) where N is the number of shard channels to subscribe to.",
+                AllowedWhileSubscribed = true, Handler = SSubscribe,
+            },
+            new()
+            {
+                Name = "sunsubscribe", Arity = -1, Flags = subFlags, Keys = new KeyRange(1, -1, 1), KeysAreChannels = true,
+                Group = "pubsub", Since = "7.0.0", Summary = "Stops listening to messages posted to shard channels.",
+                Complexity = "O(N) where N is the number of shard channels to unsubscribe.",
+                AllowedWhileSubscribed = true, Handler = SUnsubscribe,
+            },
+            new()
+            {
+                Name = "spublish", Arity = 3, Flags = CommandFlags.PubSub | Loading | Stale | Fast | MayReplicate, Keys = new KeyRange(1, 1, 1),
+                KeysAreChannels = true,
+                Group = "pubsub", Since = "7.0.0", Summary = "Post a message to a shard channel",
+                Complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+                Handler = SPublish,
+            },
+            new()
+            {
+                Name = "pubsub", Arity = -2,
+                Group = "pubsub", Since = "2.8.0", Summary = "A container for Pub/Sub commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "channels", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale,
+                        Since = "2.8.0", Summary = "Returns the active channels.",
+                        Complexity = "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short " +
+                            "channels and patterns)",
+                        Handler = Channels,
+                    },
+                    new()
+                    {
+                        Name = "numsub", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale,
+                        Since = "2.8.0", Summary = "Returns a count of subscribers to channels.",
+                        Complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+                        Handler = NumSub,
+                    },
+                    new()
+                    {
+                        Name = "numpat", Arity = 2, Flags = CommandFlags.PubSub | Loading | Stale,
+                        Since = "2.8.0", Summary = "Returns a count of unique pattern subscriptions.",
+                        Handler = NumPat,
+                    },
+                    new()
+                    {
+                        Name = "shardchannels", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale,
+                        Since = "7.0.0", Summary = "Returns the active shard channels.",
+                        Complexity = "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively " +
+                            "short shard channels).",
+                        Handler = ShardChannels,
+                    },
+                    new()
+                    {
+                        Name = "shardnumsub", Arity = -2, Flags = CommandFlags.PubSub | Loading | Stale,
+                        Since = "7.0.0", Summary = "Returns the count of subscribers of shard channels.",
+                        Complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
+                        Handler = ShardNumSub,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale,
+                        Since = "6.2.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
     }
 }

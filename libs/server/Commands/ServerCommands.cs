@@ -1,6 +1,8 @@
 // Server commands: TIME, INFO, SHUTDOWN.
 using Garnet.server.Metrics;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -63,5 +65,45 @@ public static class ServerCommands
         // No reply on success: the server goes away, as Redis does.
         s.Server.RequestShutdown();
         s.CloseAfterReply();
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>TIME, INFO.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "time", Arity = 1, Flags = Loading | Stale | Fast,
+                Group = "server", Since = "2.6.0", Summary = "Returns the server time.",
+                Tips = ["nondeterministic_output"],
+                Handler = Time,
+            },
+            new()
+            {
+                Name = "info", Arity = -1, Flags = Loading | Stale | Sentinel, Acl = A.Dangerous,
+                Group = "server", Summary = "Returns information and statistics about the server.",
+                Tips = ["nondeterministic_output", "request_policy:all_shards", "response_policy:special"],
+                Handler = Info,
+            },
+        ];
+    }
+
+    /// <summary>SHUTDOWN: apart from Declarations() because the table lists it after the persistence commands.</summary>
+    internal static CommandDefinition[] ShutdownDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "shutdown", Arity = -1, Flags = Admin | NoScript | Loading | Stale | NoMulti | Sentinel | AllowBusy,
+                Group = "server", Summary = "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+                Complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
+                Handler = Shutdown,
+            },
+        ];
     }
 }

@@ -9,6 +9,8 @@ using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -312,5 +314,143 @@ public static class SetCommands
     {
         s.Writer.WriteSetHeader(members.Count);
         foreach (var m in members) s.Writer.WriteBulkString(m);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>SADD, SREM, SMEMBERS, SISMEMBER, SMISMEMBER, SCARD, SPOP, SRANDMEMBER, SMOVE, SINTER, SINTERCARD, SINTERSTORE, SUNION,
+    /// SUNIONSTORE, SDIFF, SDIFFSTORE, SSCAN.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "sadd", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Adds one or more members to a set. Creates the key if it doesn't exist.",
+                Complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+                LocksKeysExclusively = true, Handler = SAdd,
+            },
+            new()
+            {
+                Name = "srem", Arity = -3, Flags = Write | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Removes one or more members from a set. Deletes the set if the last member was removed.",
+                Complexity = "O(N) where N is the number of members to be removed.",
+                LocksKeysExclusively = true, Handler = SRem,
+            },
+            new()
+            {
+                Name = "smembers", Arity = 2, Flags = ReadOnly, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Returns all members of a set.",
+                Complexity = "O(N) where N is the set cardinality.",
+                Tips = ["nondeterministic_output_order"],
+                Handler = SMembers,
+            },
+            new()
+            {
+                Name = "sismember", Arity = 3, Flags = ReadOnly | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Determines whether a member belongs to a set.",
+                Handler = SIsMember,
+            },
+            new()
+            {
+                Name = "smismember", Arity = -3, Flags = ReadOnly | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "6.2.0", Summary = "Determines whether multiple members belong to a set.",
+                Complexity = "O(N) where N is the number of elements being checked for membership",
+                Handler = SMIsMember,
+            },
+            new()
+            {
+                Name = "scard", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Returns the number of members in a set.",
+                Handler = SCard,
+            },
+            new()
+            {
+                Name = "spop", Arity = -2, Flags = Write | Fast, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0",
+                Summary = "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.",
+                Complexity = "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
+                Tips = ["nondeterministic_output"],
+                LocksKeysExclusively = true, Handler = SPop,
+            },
+            new()
+            {
+                Name = "srandmember", Arity = -2, Flags = ReadOnly, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "1.0.0", Summary = "Get one or multiple random members from a set",
+                Complexity = "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
+                Tips = ["nondeterministic_output"],
+                Handler = SRandMember,
+            },
+            new()
+            {
+                Name = "smove", Arity = 4, Flags = Write | Fast, Acl = A.Set, Keys = new KeyRange(1, 2, 1),
+                Group = "set", Since = "1.0.0", Summary = "Moves a member from one set to another.",
+                LocksKeysExclusively = true, Handler = SMove,
+            },
+            new()
+            {
+                Name = "sinter", Arity = -2, Flags = ReadOnly, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Returns the intersect of multiple sets.",
+                Complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+                Tips = ["nondeterministic_output_order"],
+                Handler = SInter,
+            },
+            new()
+            {
+                Name = "sintercard", Arity = -3, Flags = ReadOnly | MovableKeys, Acl = A.Set, Keys = new KeyRange(2, -1, 1),
+                Group = "set", Since = "7.0.0", Summary = "Returns the number of members of the intersect of multiple sets.",
+                Complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+                Handler = SInterCard,
+            },
+            new()
+            {
+                Name = "sinterstore", Arity = -3, Flags = Write | DenyOom, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Stores the intersect of multiple sets in a key.",
+                Complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+                LocksKeysExclusively = true, Handler = SInterStore,
+            },
+            new()
+            {
+                Name = "sunion", Arity = -2, Flags = ReadOnly, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Returns the union of multiple sets.",
+                Complexity = "O(N) where N is the total number of elements in all given sets.",
+                Tips = ["nondeterministic_output_order"],
+                Handler = SUnion,
+            },
+            new()
+            {
+                Name = "sunionstore", Arity = -3, Flags = Write | DenyOom, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Stores the union of multiple sets in a key.",
+                Complexity = "O(N) where N is the total number of elements in all given sets.",
+                LocksKeysExclusively = true, Handler = SUnionStore,
+            },
+            new()
+            {
+                Name = "sdiff", Arity = -2, Flags = ReadOnly, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Returns the difference of multiple sets.",
+                Complexity = "O(N) where N is the total number of elements in all given sets.",
+                Tips = ["nondeterministic_output_order"],
+                Handler = SDiff,
+            },
+            new()
+            {
+                Name = "sdiffstore", Arity = -3, Flags = Write | DenyOom, Acl = A.Set, Keys = new KeyRange(1, -1, 1),
+                Group = "set", Since = "1.0.0", Summary = "Stores the difference of multiple sets in a key.",
+                Complexity = "O(N) where N is the total number of elements in all given sets.",
+                LocksKeysExclusively = true, Handler = SDiffStore,
+            },
+            new()
+            {
+                Name = "sscan", Arity = -3, Flags = ReadOnly, Acl = A.Set, Keys = k1,
+                Group = "set", Since = "2.8.0", Summary = "Iterates over members of a set.",
+                Complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to " +
+                    "0. N is the number of elements inside the collection.",
+                Tips = ["nondeterministic_output"],
+                Handler = SScan,
+            },
+        ];
     }
 }

@@ -1,5 +1,7 @@
 // SLOWLOG GET [count] / LEN / RESET / HELP (Metrics/SlowLog), with Redis 7.2's replies and errors.
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -51,4 +53,53 @@ public static class SlowLogCommands
         "RESET",
         "    Reset the slowlog.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>SLOWLOG.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "slowlog", Arity = -2, Acl = A.Slow,
+                Group = "server", Since = "2.2.12", Summary = "A container for slow log commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "get", Arity = -2, Flags = Admin | Loading | Stale,
+                        Since = "2.2.12", Summary = "Returns the slow log's entries.",
+                        Complexity = "O(N) where N is the number of entries returned",
+                        Tips = ["request_policy:all_nodes", "nondeterministic_output"],
+                        Handler = Get,
+                    },
+                    new()
+                    {
+                        Name = "len", Arity = 2, Flags = Admin | Loading | Stale,
+                        Since = "2.2.12", Summary = "Returns the number of entries in the slow log.",
+                        Tips = ["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"],
+                        Handler = Len,
+                    },
+                    new()
+                    {
+                        Name = "reset", Arity = 2, Flags = Admin | Loading | Stale,
+                        Since = "2.2.12", Summary = "Clears all entries from the slow log.",
+                        Complexity = "O(N) where N is the number of entries in the slowlog",
+                        Tips = ["request_policy:all_nodes", "response_policy:all_succeeded"],
+                        Handler = Reset,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale,
+                        Since = "6.2.0", Summary = "Show helpful text about the different subcommands",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

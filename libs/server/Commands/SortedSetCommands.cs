@@ -12,6 +12,8 @@ using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -927,5 +929,284 @@ public static class SortedSetCommands
         var result = new List<(byte[] Member, double Score)>();
         for (int i = 0; i < candidates.Count; i++) if (alive[i]) result.Add(candidates[i]);
         return result;
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // Writes lock their keys exclusively, as the engine changes collections in place; commands with a numkeys argument lock
+    // every argument after it (a superset of their keys), as LMPOP does.
+    /// <summary>ZADD, ZINCRBY, ZREM, ZCARD, ZCOUNT, ZLEXCOUNT, ZSCORE, ZMSCORE, ZRANK, ZREVRANK, ZRANGE, ZRANGESTORE, ZRANGEBYSCORE,
+    /// ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZREVRANGE, ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX, ZPOPMIN, ZPOPMAX,
+    /// ZMPOP.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        var zkeys2 = new KeyRange(2, -1, 1);
+        return
+        [
+            new()
+            {
+                Name = "zadd", Arity = -4, Flags = Write | DenyOom | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0",
+                Summary = "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
+                Complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+                LocksKeysExclusively = true, Handler = ZAdd,
+            },
+            new()
+            {
+                Name = "zincrby", Arity = 4, Flags = Write | DenyOom | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0", Summary = "Increments the score of a member in a sorted set.",
+                Complexity = "O(log(N)) where N is the number of elements in the sorted set.",
+                LocksKeysExclusively = true, Handler = ZIncrBy,
+            },
+            new()
+            {
+                Name = "zrem", Arity = -3, Flags = Write | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0",
+                Summary = "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.",
+                Complexity = "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.",
+                LocksKeysExclusively = true, Handler = ZRem,
+            },
+            new()
+            {
+                Name = "zcard", Arity = 2, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0", Summary = "Returns the number of members in a sorted set.",
+                Handler = ZCard,
+            },
+            new()
+            {
+                Name = "zcount", Arity = 4, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.0.0", Summary = "Returns the count of members in a sorted set that have scores within a range.",
+                Complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+                Handler = ZCount,
+            },
+            new()
+            {
+                Name = "zlexcount", Arity = 4, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.8.9", Summary = "Returns the number of members in a sorted set within a lexicographical range.",
+                Complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+                Handler = ZLexCount,
+            },
+            new()
+            {
+                Name = "zscore", Arity = 3, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0", Summary = "Returns the score of a member in a sorted set.",
+                Handler = ZScore,
+            },
+            new()
+            {
+                Name = "zmscore", Arity = -3, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "6.2.0", Summary = "Returns the score of one or more members in a sorted set.",
+                Complexity = "O(N) where N is the number of members being requested.",
+                Handler = ZMScore,
+            },
+            new()
+            {
+                Name = "zrank", Arity = -3, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.0.0", Summary = "Returns the index of a member in a sorted set ordered by ascending scores.",
+                Complexity = "O(log(N))",
+                Handler = ZRank,
+            },
+            new()
+            {
+                Name = "zrevrank", Arity = -3, Flags = ReadOnly | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.0.0", Summary = "Returns the index of a member in a sorted set ordered by descending scores.",
+                Complexity = "O(log(N))",
+                Handler = ZRevRank,
+            },
+            new()
+            {
+                Name = "zrange", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0", Summary = "Returns members in a sorted set within a range of indexes.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
+                Handler = ZRange,
+            },
+            new()
+            {
+                Name = "zrangestore", Arity = -5, Flags = Write | DenyOom, Acl = A.SortedSet, Keys = new KeyRange(1, 2, 1),
+                Group = "sorted_set", Since = "6.2.0", Summary = "Stores a range of members from sorted set in a key.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the " +
+                    "destination key.",
+                LocksKeysExclusively = true, Handler = ZRangeStore,
+            },
+            new()
+            {
+                Name = "zrangebyscore", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.0.5", Summary = "Returns members in a sorted set within a range of scores.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M " +
+                    "is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+                Handler = ZRangeByScore,
+            },
+            new()
+            {
+                Name = "zrevrangebyscore", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.2.0", Summary = "Returns members in a sorted set within a range of scores in reverse order.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M " +
+                    "is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+                Handler = ZRevRangeByScore,
+            },
+            new()
+            {
+                Name = "zrangebylex", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.8.9", Summary = "Returns members in a sorted set within a lexicographical range.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M " +
+                    "is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+                Handler = ZRangeByLex,
+            },
+            new()
+            {
+                Name = "zrevrangebylex", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.8.9", Summary = "Returns members in a sorted set within a lexicographical range in reverse order.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M " +
+                    "is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+                Handler = ZRevRangeByLex,
+            },
+            new()
+            {
+                Name = "zrevrange", Arity = -4, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0", Summary = "Returns members in a sorted set within a range of indexes in reverse order.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
+                Handler = ZRevRange,
+            },
+            new()
+            {
+                Name = "zremrangebyrank", Arity = 4, Flags = Write, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.0.0",
+                Summary = "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the " +
+                    "operation.",
+                LocksKeysExclusively = true, Handler = ZRemRangeByRank,
+            },
+            new()
+            {
+                Name = "zremrangebyscore", Arity = 4, Flags = Write, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "1.2.0",
+                Summary = "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the " +
+                    "operation.",
+                LocksKeysExclusively = true, Handler = ZRemRangeByScore,
+            },
+            new()
+            {
+                Name = "zremrangebylex", Arity = 4, Flags = Write, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.8.9",
+                Summary = "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.",
+                Complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the " +
+                    "operation.",
+                LocksKeysExclusively = true, Handler = ZRemRangeByLex,
+            },
+            new()
+            {
+                Name = "zpopmin", Arity = -2, Flags = Write | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "5.0.0",
+                Summary = "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was " +
+                    "popped.",
+                Complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
+                LocksKeysExclusively = true, Handler = ZPopMin,
+            },
+            new()
+            {
+                Name = "zpopmax", Arity = -2, Flags = Write | Fast, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "5.0.0",
+                Summary = "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member " +
+                    "was popped.",
+                Complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
+                LocksKeysExclusively = true, Handler = ZPopMax,
+            },
+            new()
+            {
+                Name = "zmpop", Arity = -4, Flags = Write | MovableKeys, Acl = A.SortedSet, Keys = zkeys2,
+                Group = "sorted_set", Since = "7.0.0",
+                Summary = "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set " +
+                    "if the last member was popped.",
+                Complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M " +
+                    "being the number of elements popped.",
+                LocksKeysExclusively = true, Handler = ZMPop,
+            },
+        ];
+    }
+
+    /// <summary>ZRANDMEMBER, ZINTER, ZUNION, ZDIFF, ZINTERSTORE, ZUNIONSTORE, ZDIFFSTORE, ZINTERCARD, ZSCAN: apart from
+    /// Declarations() because the table lists them after the stream commands.</summary>
+    internal static CommandDefinition[] MoreDeclarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        var zkeys2 = new KeyRange(2, -1, 1);
+        return
+        [
+            new()
+            {
+                Name = "zrandmember", Arity = -2, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "6.2.0", Summary = "Returns one or more random members from a sorted set.",
+                Complexity = "O(N) where N is the number of members returned",
+                Tips = ["nondeterministic_output"],
+                Handler = ZRandMember,
+            },
+            new()
+            {
+                Name = "zinter", Arity = -3, Flags = ReadOnly | MovableKeys, Acl = A.SortedSet, Keys = zkeys2,
+                Group = "sorted_set", Since = "6.2.0", Summary = "Returns the intersect of multiple sorted sets.",
+                Complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets " +
+                    "and M being the number of elements in the resulting sorted set.",
+                Handler = ZInter,
+            },
+            new()
+            {
+                Name = "zunion", Arity = -3, Flags = ReadOnly | MovableKeys, Acl = A.SortedSet, Keys = zkeys2,
+                Group = "sorted_set", Since = "6.2.0", Summary = "Returns the union of multiple sorted sets.",
+                Complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in " +
+                    "the resulting sorted set.",
+                Handler = ZUnion,
+            },
+            new()
+            {
+                Name = "zdiff", Arity = -3, Flags = ReadOnly | MovableKeys, Acl = A.SortedSet, Keys = zkeys2,
+                Group = "sorted_set", Since = "6.2.0", Summary = "Returns the difference between multiple sorted sets.",
+                Complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first " +
+                    "set, and K is the size of the result set.",
+                Handler = ZDiff,
+            },
+            new()
+            {
+                Name = "zinterstore", Arity = -4, Flags = Write | DenyOom | MovableKeys, Acl = A.SortedSet, Keys = new KeyRange(1, -1, 1),
+                Group = "sorted_set", Since = "2.0.0", Summary = "Stores the intersect of multiple sorted sets in a key.",
+                Complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets " +
+                    "and M being the number of elements in the resulting sorted set.",
+                LocksKeysExclusively = true, Handler = ZInterStore,
+            },
+            new()
+            {
+                Name = "zunionstore", Arity = -4, Flags = Write | DenyOom | MovableKeys, Acl = A.SortedSet, Keys = new KeyRange(1, -1, 1),
+                Group = "sorted_set", Since = "2.0.0", Summary = "Stores the union of multiple sorted sets in a key.",
+                Complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in " +
+                    "the resulting sorted set.",
+                LocksKeysExclusively = true, Handler = ZUnionStore,
+            },
+            new()
+            {
+                Name = "zdiffstore", Arity = -4, Flags = Write | DenyOom | MovableKeys, Acl = A.SortedSet, Keys = new KeyRange(1, -1, 1),
+                Group = "sorted_set", Since = "6.2.0", Summary = "Stores the difference of multiple sorted sets in a key.",
+                Complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first " +
+                    "set, and K is the size of the result set.",
+                LocksKeysExclusively = true, Handler = ZDiffStore,
+            },
+            new()
+            {
+                Name = "zintercard", Arity = -3, Flags = ReadOnly | MovableKeys, Acl = A.SortedSet, Keys = zkeys2,
+                Group = "sorted_set", Since = "7.0.0", Summary = "Returns the number of members of the intersect of multiple sorted sets.",
+                Complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
+                Handler = ZInterCard,
+            },
+            new()
+            {
+                Name = "zscan", Arity = -3, Flags = ReadOnly, Acl = A.SortedSet, Keys = k1,
+                Group = "sorted_set", Since = "2.8.0", Summary = "Iterates over members and scores of a sorted set.",
+                Complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to " +
+                    "0. N is the number of elements inside the collection.",
+                Tips = ["nondeterministic_output"],
+                Handler = ZScan,
+            },
+        ];
     }
 }

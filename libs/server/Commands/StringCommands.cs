@@ -6,6 +6,8 @@ using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
 using Garnet.storage.Store;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands;
 
@@ -374,5 +376,156 @@ public static class StringCommands
         // Logged as the value it produced, so a replay does not depend on float arithmetic.
         s.PropagateAs(ArgRef.Of("SET"), ArgRef.Of(1), ArgRef.Of(s.Storage.Result.Text ?? "0"), ArgRef.Of("KEEPTTL"));
         s.Writer.WriteBulkString(s.Storage.Result.Text ?? "0");
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>GET, SET, SETNX, SETEX, PSETEX, GETSET, GETDEL, GETEX, MGET, MSET, MSETNX, APPEND, STRLEN, GETRANGE, SUBSTR, SETRANGE,
+    /// INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "get", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0", Summary = "Returns the string value of a key.",
+                DefersDiskReads = true, PlainRead = true, Handler = Get,
+            },
+            new()
+            {
+                Name = "set", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0",
+                Summary = "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+                Handler = Set,
+            },
+            new()
+            {
+                Name = "setnx", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0", Summary = "Set the string value of a key only when the key doesn't exist.",
+                Handler = SetNx,
+            },
+            new()
+            {
+                Name = "setex", Arity = 4, Flags = Write | DenyOom, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.0.0",
+                Summary = "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+                Handler = SetEx,
+            },
+            new()
+            {
+                Name = "psetex", Arity = 4, Flags = Write | DenyOom, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.6.0",
+                Summary = "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+                Handler = PSetEx,
+            },
+            new()
+            {
+                Name = "getset", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0", Summary = "Returns the previous string value of a key after setting it to a new value.",
+                Handler = GetSet,
+            },
+            new()
+            {
+                Name = "getdel", Arity = 2, Flags = Write | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "6.2.0", Summary = "Returns the string value of a key after deleting the key.",
+                Handler = GetDel,
+            },
+            new()
+            {
+                Name = "getex", Arity = -2, Flags = Write | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "6.2.0", Summary = "Returns the string value of a key after setting its expiration time.",
+                Handler = GetEx,
+            },
+            new()
+            {
+                Name = "mget", Arity = -2, Flags = ReadOnly | Fast, Acl = A.String, Keys = new KeyRange(1, -1, 1),
+                Group = "string", Since = "1.0.0", Summary = "Atomically returns the string values of one or more keys.",
+                Tips = ["request_policy:multi_shard"],
+                Handler = MGet,
+            },
+            new()
+            {
+                Name = "mset", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = new KeyRange(1, -1, 2),
+                Group = "string", Since = "1.0.1", Summary = "Atomically creates or modifies the string values of one or more keys.",
+                Tips = ["request_policy:multi_shard", "response_policy:all_succeeded"],
+                Handler = MSet,
+            },
+            new()
+            {
+                Name = "msetnx", Arity = -3, Flags = Write | DenyOom, Acl = A.String, Keys = new KeyRange(1, -1, 2),
+                Group = "string", Since = "1.0.1",
+                Summary = "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+                LocksKeysExclusively = true, Handler = MSetNx,
+            },
+            new()
+            {
+                Name = "append", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.0.0", Summary = "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+                Handler = Append,
+            },
+            new()
+            {
+                Name = "strlen", Arity = 2, Flags = ReadOnly | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.2.0", Summary = "Returns the length of a string value.",
+                Handler = StrLen,
+            },
+            new()
+            {
+                Name = "getrange", Arity = 4, Flags = ReadOnly, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.4.0", Summary = "Returns a substring of the string stored at a key.",
+                Handler = GetRange,
+            },
+            new()
+            {
+                Name = "substr", Arity = 4, Flags = ReadOnly, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0", Summary = "Returns a substring from a string value.",
+                Handler = GetRange,
+            },
+            new()
+            {
+                Name = "setrange", Arity = 4, Flags = Write | DenyOom, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.2.0",
+                Summary = "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+                Handler = SetRange,
+            },
+            new()
+            {
+                Name = "incr", Arity = 2, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0",
+                Summary = "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+                Handler = Incr,
+            },
+            new()
+            {
+                Name = "decr", Arity = 2, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0",
+                Summary = "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+                Handler = Decr,
+            },
+            new()
+            {
+                Name = "incrby", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0",
+                Summary = "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+                Handler = IncrBy,
+            },
+            new()
+            {
+                Name = "decrby", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "1.0.0",
+                Summary = "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+                Handler = DecrBy,
+            },
+            new()
+            {
+                Name = "incrbyfloat", Arity = 3, Flags = Write | DenyOom | Fast, Acl = A.String, Keys = k1,
+                Group = "string", Since = "2.6.0",
+                Summary = "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+                Handler = IncrByFloat,
+            },
+        ];
     }
 }

@@ -10,6 +10,8 @@ using System.Text;
 using Garnet.server.Commands;
 using Garnet.server.Persistence;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Scripting;
 
@@ -277,4 +279,110 @@ public static class FunctionCommands
         "      libraries with the new libraries (notice that even on this option there is a chance of failure",
         "      in case of functions name collision with another library).",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // Keys are declared by numkeys (movable), as EVAL's; a function locks every key.
+    /// <summary>FCALL, FCALL_RO.</summary>
+    internal static CommandDefinition[] FCallDeclarations()
+    {
+        const CommandFlags evalFlags = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
+        return
+        [
+            new()
+            {
+                Name = "fcall", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
+                Group = "scripting", Since = "7.0.0", Summary = "Invokes a function.",
+                Complexity = "Depends on the function that is executed.",
+                RunsScript = true, Handler = FCall,
+            },
+            new()
+            {
+                Name = "fcall_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting,
+                KeyNumIndex = 2,
+                Group = "scripting", Since = "7.0.0", Summary = "Invokes a read-only function.",
+                Complexity = "Depends on the function that is executed.",
+                RunsScript = true, Handler = FCallRo,
+            },
+        ];
+    }
+
+    /// <summary>FUNCTION: apart from FCallDeclarations() because the table lists SCRIPT between them.</summary>
+    internal static CommandDefinition[] FunctionDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "function", Arity = -2,
+                Group = "scripting", Since = "7.0.0", Summary = "A container for function commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "load", Arity = -3, Flags = Write | DenyOom | NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Creates a library.",
+                        Complexity = "O(1) (considering compilation time is redundant)",
+                        Handler = Load,
+                    },
+                    new()
+                    {
+                        Name = "delete", Arity = 3, Flags = Write | NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Deletes a library and its functions.",
+                        Handler = Delete,
+                    },
+                    new()
+                    {
+                        Name = "flush", Arity = -2, Flags = Write | NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Deletes all libraries and functions.",
+                        Complexity = "O(N) where N is the number of functions deleted",
+                        Handler = Flush,
+                    },
+                    new()
+                    {
+                        Name = "restore", Arity = -3, Flags = Write | DenyOom | NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Restores all libraries from a payload.",
+                        Complexity = "O(N) where N is the number of functions on the payload",
+                        Handler = Restore,
+                    },
+                    new()
+                    {
+                        Name = "dump", Arity = 2, Flags = NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Dumps all libraries into a serialized binary payload.",
+                        Complexity = "O(N) where N is the number of functions",
+                        Handler = Dump,
+                    },
+                    new()
+                    {
+                        Name = "list", Arity = -2, Flags = NoScript, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Returns information about all libraries.",
+                        Complexity = "O(N) where N is the number of functions",
+                        Tips = ["nondeterministic_output_order"],
+                        Handler = List,
+                    },
+                    new()
+                    {
+                        Name = "stats", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Returns information about a function during execution.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = Stats,
+                    },
+                    new()
+                    {
+                        Name = "kill", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Terminates a function during execution.",
+                        Handler = Kill,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Scripting,
+                        Since = "7.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

@@ -4,6 +4,8 @@
 using System.Globalization;
 using Garnet.server.Commands;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Scripting;
 
@@ -139,4 +141,97 @@ public static class ScriptCommands
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // Keys are declared by numkeys (movable); a script locks every key.
+    /// <summary>EVAL, EVALSHA, EVAL_RO, EVALSHA_RO.</summary>
+    internal static CommandDefinition[] EvalDeclarations()
+    {
+        const CommandFlags evalFlags = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
+        return
+        [
+            new()
+            {
+                Name = "eval", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
+                Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script.",
+                Complexity = "Depends on the script that is executed.",
+                RunsScript = true, Handler = Eval,
+            },
+            new()
+            {
+                Name = "evalsha", Arity = -3, Flags = evalFlags, Acl = A.Scripting, KeyNumIndex = 2,
+                Group = "scripting", Since = "2.6.0", Summary = "Executes a server-side Lua script by SHA1 digest.",
+                Complexity = "Depends on the script that is executed.",
+                RunsScript = true, Handler = EvalSha,
+            },
+            new()
+            {
+                Name = "eval_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting,
+                KeyNumIndex = 2,
+                Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script.",
+                Complexity = "Depends on the script that is executed.",
+                RunsScript = true, Handler = EvalRo,
+            },
+            new()
+            {
+                Name = "evalsha_ro", Arity = -3, Flags = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys, Acl = A.Scripting,
+                KeyNumIndex = 2,
+                Group = "scripting", Since = "7.0.0", Summary = "Executes a read-only server-side Lua script by SHA1 digest.",
+                Complexity = "Depends on the script that is executed.",
+                RunsScript = true, Handler = EvalShaRo,
+            },
+        ];
+    }
+
+    /// <summary>SCRIPT: apart from EvalDeclarations() because the table lists FCALL and FCALL_RO between them.</summary>
+    internal static CommandDefinition[] ScriptDeclarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "script", Arity = -2,
+                Group = "scripting", Since = "2.6.0", Summary = "A container for Lua scripts management commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "load", Arity = 3, Flags = NoScript | Stale, Acl = A.Scripting,
+                        Since = "2.6.0", Summary = "Loads a server-side Lua script to the script cache.",
+                        Complexity = "O(N) with N being the length in bytes of the script body.",
+                        Handler = Load,
+                    },
+                    new()
+                    {
+                        Name = "exists", Arity = -3, Flags = NoScript, Acl = A.Scripting,
+                        Since = "2.6.0", Summary = "Determines whether server-side Lua scripts exist in the script cache.",
+                        Complexity = "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).",
+                        Handler = Exists,
+                    },
+                    new()
+                    {
+                        Name = "flush", Arity = -2, Flags = NoScript, Acl = A.Scripting,
+                        Since = "2.6.0", Summary = "Removes all server-side Lua scripts from the script cache.",
+                        Complexity = "O(N) with N being the number of scripts in cache",
+                        Handler = Flush,
+                    },
+                    new()
+                    {
+                        Name = "kill", Arity = 2, Flags = NoScript | AllowBusy, Acl = A.Scripting,
+                        Since = "2.6.0", Summary = "Terminates a server-side Lua script during execution.",
+                        Handler = Kill,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Scripting,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

@@ -13,15 +13,21 @@
 //  - The pins belong to the current request only (Executed clears them); blocks read for requests behind are held by
 //    this connection (at most MaxBlocksBehind) until one of its requests uses them; at most MaxBlocksPerCommand per request and
 //    MaxBlocksInFlight per wait, so one command cannot fill memory.
-//  - Which blocks, per command: XRANGE/XREVRANGE the blocks overlapping the range up to COUNT live entries; XREAD the
-//    blocks after each ID; XREADGROUP ">" those after the group's last ID, a history ID the blocks of the consumer's
-//    pending IDs; XCLAIM/XDEL the blocks of the IDs named; XAUTOCLAIM those of the group's pending IDs from start;
-//    XINFO STREAM the first block (FULL: the first COUNT entries); XTRIM and XADD with an exact trim the first block.
+//  - Which blocks a command reads is its declaration's PlanStreamBlocks (in Commands/Streams), which calls one of the plans
+//    below with the positions of its arguments: XRANGE/XREVRANGE the blocks overlapping the range up to COUNT live entries
+//    (PlanRange); XREAD the blocks after each ID; XREADGROUP ">" those after the group's last ID, a history ID the blocks of
+//    the consumer's pending IDs (PlanRead); XCLAIM/XDEL the blocks of the IDs named (PlanIds); XAUTOCLAIM those of the
+//    group's pending IDs from start (PlanAutoClaim); XINFO STREAM the first block (FULL: the first COUNT entries, PlanInfo);
+//    XTRIM and XADD with an exact trim the first block (PlanFirst). A command without one reads no block ahead.
 using Garnet.server.Commands;
 using Garnet.server.Objects;
 using Garnet.server.Objects.Streams;
 
 namespace Garnet.server.Session;
+
+/// <summary>A stream command's read-ahead (CommandDefinition.PlanStreamBlocks): calls the plan of the read-ahead that fits the
+/// command (PlanRange, PlanRead, PlanIds, ...) with the positions of its arguments. Runs before the command, on its request.</summary>
+internal delegate void StreamBlockPlanner(StreamBlockReadAhead plan);
 
 internal sealed class StreamBlockReadAhead
 {
@@ -132,20 +138,7 @@ internal sealed class StreamBlockReadAhead
         _partial = false;
         try
         {
-            switch (cmd.FullName)
-            {
-                case "xrange": PlanRange(reverse: false); break;
-                case "xrevrange": PlanRange(reverse: true); break;
-                case "xread": PlanRead(group: false); break;
-                case "xreadgroup": PlanRead(group: true); break;
-                case "xdel": PlanIds(1, 2); break;
-                case "xclaim": PlanIds(1, 5); break;
-                case "xautoclaim": PlanAutoClaim(); break;
-                case "xinfo|stream": PlanInfo(); break;
-                // An exact trim may mark entries of the first block deleted (an approximate one removes whole blocks only).
-                case "xtrim": if (!HasArg(2, "~")) PlanFirst(1); break;
-                case "xadd": if ((HasArg(2, "MAXLEN") || HasArg(2, "MINID")) && !HasArg(2, "~")) PlanFirst(1); break;
-            }
+            cmd.PlanStreamBlocks?.Invoke(this);
         }
         catch (Exception ex) when (ex is IndexOutOfRangeException or ArgumentOutOfRangeException or InvalidOperationException)
         {
@@ -156,7 +149,8 @@ internal sealed class StreamBlockReadAhead
     private int Argc => _session.Argc;
     private ReadOnlySpan<byte> Arg(int i) => _session.Arg(i);
 
-    private bool HasArg(int from, string word)
+    /// <summary>Whether an argument from index from on is word (any case).</summary>
+    internal bool HasArg(int from, string word)
     {
         for (int i = from; i < Argc; i++)
             if (System.Text.Ascii.EqualsIgnoreCase(Arg(i), word)) return true;
@@ -185,7 +179,8 @@ internal sealed class StreamBlockReadAhead
 
     private long CountAt(int i) => IsWord(i, "COUNT") && i + 1 < Argc && System.Buffers.Text.Utf8Parser.TryParse(Arg(i + 1), out long n, out int used) && used == Arg(i + 1).Length ? n : -1;
 
-    private void PlanRange(bool reverse)
+    /// <summary>XRANGE (reverse: XREVRANGE) key start end [COUNT n]: the blocks overlapping the range, up to COUNT live entries.</summary>
+    internal void PlanRange(bool reverse)
     {
         if (Argc < 4) return;
         if (!TryBound(Arg(reverse ? 3 : 2), true, out var start) || !TryBound(Arg(reverse ? 2 : 3), false, out var end)) return;
@@ -194,7 +189,9 @@ internal sealed class StreamBlockReadAhead
         Peek(Arg(1), (st, list) => _partial |= !st.Entries.SpilledBlocksOfRange(start, end, reverse, count, list, MaxBlocksPerCommand, _known));
     }
 
-    private void PlanRead(bool group)
+    /// <summary>XREAD (group: XREADGROUP GROUP g c) [COUNT n] [BLOCK ms] STREAMS keys ids: the blocks after each ID, or for
+    /// XREADGROUP ">" after the group's last ID, for a history ID those of the consumer's pending IDs.</summary>
+    internal void PlanRead(bool group)
     {
         long count = -1;
         int streams = -1;
@@ -243,7 +240,9 @@ internal sealed class StreamBlockReadAhead
         if (st.Entries.SpilledBlockHolding(id) is { } b && (list.Count == 0 || !ReferenceEquals(list[^1], b))) list.Add(b);
     }
 
-    private void PlanIds(int keyAt, int from)
+    /// <summary>The blocks holding the IDs named from index from on (up to the first argument that is not an ID) of the stream
+    /// at keyAt.</summary>
+    internal void PlanIds(int keyAt, int from)
     {
         var ids = new List<StreamId>();
         for (int i = from; i < Argc && ids.Count < MaxBlocksPerCommand; i++)
@@ -251,11 +250,12 @@ internal sealed class StreamBlockReadAhead
             if (!StreamId.TryParse(Arg(i), 0, out var id, out _)) break; // an option (XCLAIM's IDLE, JUSTID, ...) ends the IDs
             ids.Add(id);
         }
-        if (ids.Count == 0 || (from == 5 && HasArg(from, "JUSTID"))) return;
+        if (ids.Count == 0) return;
         Peek(Arg(keyAt), (st, list) => { foreach (var id in ids) AddHolding(st, id, list); });
     }
 
-    private void PlanAutoClaim()
+    /// <summary>XAUTOCLAIM key group consumer min-idle start [COUNT n]: the blocks of the group's pending IDs from start.</summary>
+    internal void PlanAutoClaim()
     {
         if (Argc < 6 || HasArg(6, "JUSTID") || !StreamId.TryParse(Arg(5), 0, out var start, out _)) return;
         long count = CountAt(6) is var c && c > 0 ? c : 100;
@@ -272,14 +272,16 @@ internal sealed class StreamBlockReadAhead
         });
     }
 
-    private void PlanInfo()
+    /// <summary>XINFO STREAM key [FULL [COUNT n]]: the first block, or the blocks of the first COUNT entries.</summary>
+    internal void PlanInfo()
     {
         if (Argc < 3) return;
         long count = IsWord(3, "FULL") ? (CountAt(4) is var c && c >= 0 ? c : 10) : 1;
         Peek(Arg(2), (st, list) => _partial |= !st.Entries.SpilledBlocksOfRange(StreamId.Min, StreamId.Max, false, count <= 0 ? -1 : count, list, MaxBlocksPerCommand, _known));
     }
 
-    private void PlanFirst(int keyAt)
+    /// <summary>The first block of the stream at keyAt.</summary>
+    internal void PlanFirst(int keyAt)
     {
         Peek(Arg(keyAt), (st, list) => { if (st.Entries.BlockCount > 0 && st.Entries.Blocks[0].IsSpilled) list.Add(st.Entries.Blocks[0]); });
     }

@@ -4,6 +4,8 @@ using System.Text;
 using Garnet.server.Commands;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Tracking;
 
@@ -112,5 +114,42 @@ public static class TrackingCommands
         var prefixes = on ? t!.Prefixes : [];
         s.Writer.WriteArrayHeader(prefixes.Count);
         foreach (var p in prefixes) s.Writer.WriteBulkString(p);
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>CLIENT TRACKING, CLIENT CACHING, CLIENT GETREDIR, CLIENT TRACKINGINFO.</summary>
+    internal static CommandDefinition[] ClientSubcommandDeclarations()
+    {
+        const CommandFlags connFlags = NoScript | Loading | Stale;
+        return
+        [
+            new()
+            {
+                Name = "tracking", Arity = -3, Flags = connFlags, Acl = A.Connection,
+                Since = "6.0.0", Summary = "Controls server-assisted client-side caching for the connection.",
+                Complexity = "O(1). Some options may introduce additional complexity.",
+                Handler = Tracking,
+            },
+            new()
+            {
+                Name = "caching", Arity = 3, Flags = connFlags, Acl = A.Connection,
+                Since = "6.0.0", Summary = "Instructs the server whether to track the keys in the next request.",
+                Handler = Caching,
+            },
+            new()
+            {
+                Name = "getredir", Arity = 2, Flags = connFlags, Acl = A.Connection,
+                Since = "6.0.0", Summary = "Returns the client ID to which the connection's tracking notifications are redirected.",
+                Handler = GetRedir,
+            },
+            new()
+            {
+                Name = "trackinginfo", Arity = 2, Flags = connFlags, Acl = A.Connection,
+                Since = "6.2.0", Summary = "Returns information about server-assisted client-side caching for the connection.",
+                Handler = TrackingInfo,
+            },
+        ];
     }
 }

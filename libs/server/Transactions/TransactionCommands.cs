@@ -9,6 +9,8 @@
 // - Blocking commands inside EXEC answer at once as their non-blocking forms would (RespServerSession.InExec).
 using Garnet.server.Commands;
 using Garnet.server.Session;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Transactions;
 
@@ -127,5 +129,49 @@ public static class TransactionCommands
         if (!cmd.HasStoreKeys) yield break;
         var keys = cmd.KeysOf(args);
         for (int i = keys.First, last = keys.LastIndex(args.Length); i <= last; i += keys.Stride) yield return args[i];
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>MULTI, EXEC, DISCARD, WATCH, UNWATCH.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "multi", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction,
+                Group = "transactions", Since = "1.2.0", Summary = "Starts a transaction.",
+                RunsInMulti = true, Handler = Multi,
+            },
+            new()
+            {
+                Name = "exec", Arity = 1, Flags = NoScript | Loading | Stale | SkipSlowlog, Acl = A.Transaction,
+                Group = "transactions", Since = "1.2.0", Summary = "Executes all commands in a transaction.",
+                Complexity = "Depends on commands in the transaction",
+                RunsInMulti = true, RunsQueuedCommands = true, Handler = Exec,
+            },
+            new()
+            {
+                Name = "discard", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction,
+                Group = "transactions", Since = "2.0.0", Summary = "Discards a transaction.",
+                Complexity = "O(N), when N is the number of queued commands",
+                RunsInMulti = true, Handler = Discard,
+            },
+            new()
+            {
+                Name = "watch", Arity = -2, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction, Keys = new KeyRange(1, -1, 1),
+                Group = "transactions", Since = "2.2.0", Summary = "Monitors changes to keys to determine the execution of a transaction.",
+                Complexity = "O(1) for every key.",
+                RunsInMulti = true, Handler = Watch,
+            },
+            new()
+            {
+                Name = "unwatch", Arity = 1, Flags = NoScript | Loading | Stale | Fast | AllowBusy, Acl = A.Transaction,
+                Group = "transactions", Since = "2.2.0", Summary = "Forgets about watched keys of a transaction.",
+                Handler = Unwatch,
+            },
+        ];
     }
 }

@@ -8,6 +8,9 @@ using Garnet.server.Persistence;
 using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using Garnet.server.Commands;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands.Streams;
 
@@ -356,5 +359,75 @@ public static class StreamCommands
         if (error is not null) { s.WriteError(error); return; }
         s.Notify(NotifyClass.Stream, "xsetid"u8, s.Arg(1));
         s.Writer.WriteOk();
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>XADD, XRANGE, XREVRANGE, XLEN, XDEL, XTRIM, XSETID.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        return
+        [
+            new()
+            {
+                Name = "xadd", Arity = -5, Flags = Write | DenyOom | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Appends a new message to a stream. Creates the key if it doesn't exist.",
+                Complexity = "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+                Tips = ["nondeterministic_output"],
+                // An exact trim may mark entries of the first block deleted (an approximate one removes whole blocks only).
+                PlanStreamBlocks = plan =>
+                {
+                    if ((plan.HasArg(2, "MAXLEN") || plan.HasArg(2, "MINID")) && !plan.HasArg(2, "~")) plan.PlanFirst(1);
+                },
+                LocksKeysExclusively = true, Handler = XAdd,
+            },
+            new()
+            {
+                Name = "xrange", Arity = -4, Flags = ReadOnly, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Returns the messages from a stream within a range of IDs.",
+                Complexity = "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 " +
+                    "elements with COUNT), you can consider it O(1).",
+                PlanStreamBlocks = plan => plan.PlanRange(reverse: false), Handler = XRange,
+            },
+            new()
+            {
+                Name = "xrevrange", Arity = -4, Flags = ReadOnly, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Returns the messages from a stream within a range of IDs in reverse order.",
+                Complexity = "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements " +
+                    "with COUNT), you can consider it O(1).",
+                PlanStreamBlocks = plan => plan.PlanRange(reverse: true), Handler = XRevRange,
+            },
+            new()
+            {
+                Name = "xlen", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Return the number of messages in a stream.",
+                Handler = XLen,
+            },
+            new()
+            {
+                Name = "xdel", Arity = -3, Flags = Write | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Returns the number of messages after removing them from a stream.",
+                Complexity = "O(1) for each single item to delete in the stream, regardless of the stream size.",
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanIds(1, 2), Handler = XDel,
+            },
+            new()
+            {
+                Name = "xtrim", Arity = -4, Flags = Write, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "Deletes messages from the beginning of a stream.",
+                Complexity = "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized " +
+                    "in macro nodes containing multiple entries that can be released with a single deallocation.",
+                Tips = ["nondeterministic_output"],
+                PlanStreamBlocks = plan => { if (!plan.HasArg(2, "~")) plan.PlanFirst(1); }, // as XADD's trim
+                LocksKeysExclusively = true, Handler = XTrim,
+            },
+            new()
+            {
+                Name = "xsetid", Arity = -3, Flags = Write | DenyOom | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0", Summary = "An internal command for replicating stream values.",
+                LocksKeysExclusively = true, Handler = XSetId,
+            },
+        ];
     }
 }

@@ -11,6 +11,9 @@ using Garnet.server.Persistence;
 using Garnet.server.PubSub;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using Garnet.server.Commands;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands.Streams;
 
@@ -500,5 +503,105 @@ public static class StreamGroupCommands
         WriteClaimed(s, replies);
         s.Writer.WriteArrayHeader(deleted.Count);
         foreach (var id in deleted) s.Writer.WriteBulkString(id.ToBytes());
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>XACK, XPENDING, XCLAIM, XAUTOCLAIM, XGROUP.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var k1 = new KeyRange(1, 1, 1);
+        var gk = new KeyRange(2, 2, 1);
+        return
+        [
+            new()
+            {
+                Name = "xack", Arity = -4, Flags = Write | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0",
+                Summary = "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.",
+                Complexity = "O(1) for each message ID processed.",
+                LocksKeysExclusively = true, Handler = XAck,
+            },
+            new()
+            {
+                Name = "xpending", Arity = -3, Flags = ReadOnly, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0",
+                Summary = "Returns the information and entries from a stream consumer group's pending entries list.",
+                Complexity = "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). " +
+                    "O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the " +
+                    "summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every " +
+                    "consumer.",
+                Tips = ["nondeterministic_output"],
+                Handler = XPending,
+            },
+            new()
+            {
+                Name = "xclaim", Arity = -6, Flags = Write | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "5.0.0",
+                Summary = "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group " +
+                    "member.",
+                Complexity = "O(log N) with N being the number of messages in the PEL of the consumer group.",
+                Tips = ["nondeterministic_output"],
+                PlanStreamBlocks = plan => { if (!plan.HasArg(5, "JUSTID")) plan.PlanIds(1, 5); }, // JUSTID replies IDs only
+                LocksKeysExclusively = true, Handler = XClaim,
+            },
+            new()
+            {
+                Name = "xautoclaim", Arity = -6, Flags = Write | Fast, Acl = A.Stream, Keys = k1,
+                Group = "stream", Since = "6.2.0",
+                Summary = "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group " +
+                    "member.",
+                Complexity = "O(1) if COUNT is small.",
+                Tips = ["nondeterministic_output"],
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanAutoClaim(), Handler = XAutoClaim,
+            },
+            new()
+            {
+                Name = "xgroup", Arity = -2, Acl = A.Slow,
+                Group = "stream", Since = "5.0.0", Summary = "A container for consumer groups commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "create", Arity = -5, Flags = Write | DenyOom, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Creates a consumer group.",
+                        LocksKeysExclusively = true, Handler = Create,
+                    },
+                    new()
+                    {
+                        Name = "createconsumer", Arity = 5, Flags = Write | DenyOom, Acl = A.Stream, Keys = gk,
+                        Since = "6.2.0", Summary = "Creates a consumer in a consumer group.",
+                        LocksKeysExclusively = true, Handler = CreateConsumer,
+                    },
+                    new()
+                    {
+                        Name = "delconsumer", Arity = 5, Flags = Write, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Deletes a consumer from a consumer group.",
+                        LocksKeysExclusively = true, Handler = DelConsumer,
+                    },
+                    new()
+                    {
+                        Name = "destroy", Arity = 4, Flags = Write, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Destroys a consumer group.",
+                        Complexity = "O(N) where N is the number of entries in the group's pending entries list (PEL).",
+                        LocksKeysExclusively = true, Handler = Destroy,
+                    },
+                    new()
+                    {
+                        Name = "setid", Arity = -5, Flags = Write, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Sets the last-delivered ID of a consumer group.",
+                        LocksKeysExclusively = true, Handler = SetId,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Stream,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
     }
 }

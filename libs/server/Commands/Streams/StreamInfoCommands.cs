@@ -5,6 +5,9 @@ using Garnet.server.Objects;
 using Garnet.server.Objects.Streams;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using Garnet.server.Commands;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands.Streams;
 
@@ -162,4 +165,50 @@ public static class StreamInfoCommands
         "STREAM <key> [FULL [COUNT <count>]",
         "    Show information about the stream.",
     ]);
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    /// <summary>XINFO.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        var gk = new KeyRange(2, 2, 1);
+        return
+        [
+            new()
+            {
+                Name = "xinfo", Arity = -2, Acl = A.Slow,
+                Group = "stream", Since = "5.0.0", Summary = "A container for stream introspection commands.",
+                Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new()
+                    {
+                        Name = "consumers", Arity = 4, Flags = ReadOnly, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Returns a list of the consumers in a consumer group.",
+                        Tips = ["nondeterministic_output"],
+                        Handler = Consumers,
+                    },
+                    new()
+                    {
+                        Name = "groups", Arity = 3, Flags = ReadOnly, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Returns a list of the consumer groups of a stream.",
+                        Handler = Groups,
+                    },
+                    new()
+                    {
+                        Name = "stream", Arity = -3, Flags = ReadOnly, Acl = A.Stream, Keys = gk,
+                        Since = "5.0.0", Summary = "Returns information about a stream.",
+                        PlanStreamBlocks = plan => plan.PlanInfo(), Handler = Stream,
+                    },
+                    new()
+                    {
+                        Name = "help", Arity = 2, Flags = Loading | Stale, Acl = A.Stream,
+                        Since = "5.0.0", Summary = "Returns helpful text about the different subcommands.",
+                        Handler = Help,
+                    },
+                ],
+            },
+        ];
+    }
 }

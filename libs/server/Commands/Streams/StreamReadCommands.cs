@@ -10,6 +10,9 @@ using Garnet.server.Objects.Streams;
 using Garnet.server.Persistence;
 using Garnet.server.Session;
 using Garnet.server.Storage;
+using Garnet.server.Commands;
+using static Garnet.server.Commands.CommandFlags;
+using A = Garnet.server.Commands.AclCategories;
 
 namespace Garnet.server.Commands.Streams;
 
@@ -277,5 +280,40 @@ public static class StreamReadCommands
                 foreach (var p in pairs) w.WriteBulkString(p);
             }
         }
+    }
+
+    // ---- Declarations: one block per command, beside the handlers above. CommandTable.Declarations() lists every family's
+    // declarations in order (the order of COMMAND, COMMAND LIST and INFO commandstats); see docs/commands.md, "Adding a command".
+
+    // XREAD/XREADGROUP name their keys after STREAMS (Redis's keyword key spec): the first half of the arguments after it;
+    // COMMAND INFO shows 0 0 0 for their legacy range, as Redis.
+    /// <summary>XREAD, XREADGROUP.</summary>
+    internal static CommandDefinition[] Declarations()
+    {
+        return
+        [
+            new()
+            {
+                Name = "xread", Arity = -4, Flags = ReadOnly | Blocking | MovableKeys, Acl = A.Stream, KeysAfterKeyword = new("STREAMS", 1, 2),
+                Group = "stream", Since = "5.0.0",
+                Summary = "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available " +
+                    "otherwise.",
+                Complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a " +
+                    "fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked " +
+                    "on the stream getting new data.",
+                PlanStreamBlocks = plan => plan.PlanRead(group: false), Handler = XRead,
+            },
+            new()
+            {
+                Name = "xreadgroup", Arity = -7, Flags = Write | Blocking | MovableKeys, Acl = A.Stream, KeysAfterKeyword = new("STREAMS", 4, 2),
+                Group = "stream", Since = "5.0.0",
+                Summary = "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available " +
+                    "otherwise.",
+                Complexity = "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking " +
+                    "for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the " +
+                    "O(N) time in order to serve the N clients blocked on the stream getting new data.",
+                LocksKeysExclusively = true, PlanStreamBlocks = plan => plan.PlanRead(group: true), Handler = XReadGroup,
+            },
+        ];
     }
 }
