@@ -326,7 +326,7 @@ public static class ClientCommands
         [
             new()
             {
-                Name = "client", Arity = -2, Acl = A.Slow,
+                Name = "client", Arity = -2, Acl = A.Slow, KeepsTrackingCaching = true,
                 Group = "connection", Since = "2.4.0", Summary = "A container for client connection commands.",
                 Complexity = "Depends on subcommand.",
                 Subcommands =

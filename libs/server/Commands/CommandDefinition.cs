@@ -205,6 +205,13 @@ public sealed class CommandDefinition
     /// MONITOR: Metrics/ArgumentRedaction), as Redis's redactClientCommandArgument callers: AUTH's, HELLO's AUTH pair, CONFIG
     /// SET's sensitive values. Asked for argument indexes 1 to argc - 1 only.</summary>
     public Metrics.ArgumentRedaction.Rule? Redacts { get; init; }
+
+    /// <summary>Reads only its keys' record headers (existence, type, expiry), never their values (TYPE, EXISTS, TTL, DEL,
+    /// ...): the read-ahead of keys on disk brings in the header only (Session/ReadAhead.ObjectKindNeeded).</summary>
+    public bool ReadsHeaderOnly { get; init; }
+
+    /// <summary>Leaves CLIENT CACHING's one-command promise for the next command (every CLIENT subcommand, as Redis).</summary>
+    public bool KeepsTrackingCaching { get; init; }
     public CommandDefinition[] Subcommands { get; internal set; } = [];
     internal CommandLookup? SubcommandLookup { get; set; }
 

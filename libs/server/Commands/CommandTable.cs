@@ -70,6 +70,7 @@ public sealed class CommandTable
             LocksKeysExclusively = d.LocksKeysExclusively, RunsInMulti = d.RunsInMulti, DefersDiskReads = d.DefersDiskReads,
             PlainRead = d.PlainRead, PlanStreamBlocks = d.PlanStreamBlocks, RunsQueuedCommands = d.RunsQueuedCommands,
             AllowedWhileSubscribed = d.AllowedWhileSubscribed, RunsScript = d.RunsScript, Redacts = d.Redacts,
+            ReadsHeaderOnly = d.ReadsHeaderOnly, KeepsTrackingCaching = d.KeepsTrackingCaching,
             Subcommands = [],
         };
         done.Parent = parent;

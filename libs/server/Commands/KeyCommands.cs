@@ -448,28 +448,28 @@ public static class KeyCommands
         [
             new()
             {
-                Name = "del", Arity = -2, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Name = "del", ReadsHeaderOnly = true, Arity = -2, Flags = Write, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
                 Group = "generic", Since = "1.0.0", Summary = "Deletes one or more keys.",
                 Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
                 Handler = Del,
             },
             new()
             {
-                Name = "unlink", Arity = -2, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Name = "unlink", ReadsHeaderOnly = true, Arity = -2, Flags = Write | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
                 Group = "generic", Since = "4.0.0", Summary = "Asynchronously deletes one or more keys.",
                 Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
                 Handler = Del,
             },
             new()
             {
-                Name = "exists", Arity = -2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
+                Name = "exists", ReadsHeaderOnly = true, Arity = -2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = new KeyRange(1, -1, 1),
                 Group = "generic", Since = "1.0.0", Summary = "Determines whether one or more keys exist.",
                 Tips = ["request_policy:multi_shard", "response_policy:agg_sum"],
                 Handler = ExistsCommand,
             },
             new()
             {
-                Name = "type", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Name = "type", ReadsHeaderOnly = true, Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
                 Group = "generic", Since = "1.0.0", Summary = "Determines the type of value stored at a key.",
                 Handler = Type,
             },
@@ -499,27 +499,27 @@ public static class KeyCommands
             },
             new()
             {
-                Name = "ttl", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Name = "ttl", ReadsHeaderOnly = true, Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
                 Group = "generic", Since = "1.0.0", Summary = "Returns the expiration time in seconds of a key.",
                 Tips = ["nondeterministic_output"],
                 Handler = Ttl,
             },
             new()
             {
-                Name = "pttl", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Name = "pttl", ReadsHeaderOnly = true, Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
                 Group = "generic", Since = "2.6.0", Summary = "Returns the expiration time in milliseconds of a key.",
                 Tips = ["nondeterministic_output"],
                 Handler = PTtl,
             },
             new()
             {
-                Name = "expiretime", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Name = "expiretime", ReadsHeaderOnly = true, Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
                 Group = "generic", Since = "7.0.0", Summary = "Returns the expiration time of a key as a Unix timestamp.",
                 Handler = ExpireTime,
             },
             new()
             {
-                Name = "pexpiretime", Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
+                Name = "pexpiretime", ReadsHeaderOnly = true, Arity = 2, Flags = ReadOnly | Fast, Acl = A.Keyspace, Keys = k1,
                 Group = "generic", Since = "7.0.0", Summary = "Returns the expiration time of a key as a Unix milliseconds timestamp.",
                 Handler = PExpireTime,
             },

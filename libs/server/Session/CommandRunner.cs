@@ -210,7 +210,7 @@ internal sealed class CommandRunner
         finally { spillScope.Exit(); }
         if (feed) _s.Server.Monitors.Feed(_s, fromScript: false);
         // CLIENT CACHING applies to the next command (or transaction) only, as in Redis.
-        if (_s.TrackingIfAny is { CachingGiven: true } && _s.TransactionIfAny is not { InMulti: true } && !cmd.FullName.StartsWith("client|", StringComparison.Ordinal)) _s.TrackingIfAny.CachingGiven = false;
+        if (_s.TrackingIfAny is { CachingGiven: true } && _s.TransactionIfAny is not { InMulti: true } && !(cmd.Parent ?? cmd).KeepsTrackingCaching) _s.TrackingIfAny.CachingGiven = false;
         if (_s.HasAfterReply) _s.WriteAfterReply();
     }
 

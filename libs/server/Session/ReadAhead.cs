@@ -47,7 +47,7 @@ internal sealed class ReadAhead
     public bool Ready(CommandDefinition cmd, bool requestsBehind)
     {
         if (!_done && RecordReadsStarted(cmd, requestsBehind)) return false;
-        if (_blocksDone || !StreamBlocksEnabled || cmd.Group != "stream" || !_session.CanFinishLater) return true;
+        if (_blocksDone || !StreamBlocksEnabled || cmd.PlanStreamBlocks is null || !_session.CanFinishLater) return true;
         if (_blocksWaiting)
         {
             _blocks.Pin();
@@ -77,7 +77,7 @@ internal sealed class ReadAhead
     private static bool IsScriptCall(CommandDefinition cmd) => cmd.KeyNumIndex > 0;
 
     private bool IsExecOfQueuedCommands(CommandDefinition cmd) =>
-        cmd.RunsInMulti && cmd.FullName == "exec" && _session.TransactionIfAny is { InMulti: true, Commands.Count: > 0 };
+        cmd.RunsQueuedCommands && _session.TransactionIfAny is { InMulti: true, Commands.Count: > 0 };
 
     /// <summary>EXEC: the keys of every queued command (which run under EXEC's locks, where no read can be awaited).</summary>
     private bool StartQueuedReads()
@@ -130,8 +130,7 @@ internal sealed class ReadAhead
         "sorted_set" or "geo" => (byte)Garnet.server.Objects.ObjectKind.SortedSet,
         "stream" => (byte)Garnet.server.Objects.ObjectKind.Stream,
         "string" or "bitmap" or "hyperloglog" => Garnet.server.Storage.LargeValue.SerializedType,
-        _ => cmd.FullName is "type" or "exists" or "ttl" or "pttl" or "expiretime" or "pexpiretime" or "del" or "unlink"
-            ? Garnet.storage.Store.RecordRef.HeaderOnly : (byte)0,
+        _ => cmd.ReadsHeaderOnly ? Garnet.storage.Store.RecordRef.HeaderOnly : (byte)0,
     };
 
     /// <summary>After Ready returned false: starts the reads of the keys of the requests already received behind the
@@ -153,7 +152,7 @@ internal sealed class ReadAhead
             var cmd = _session.Server.Commands.Find(_session.Arg(0));
             if (cmd is { HasSubcommands: true } && parser.ArgCount >= 2) cmd = cmd.FindSubcommand(_session.Arg(1));
             if (cmd is null || !(cmd.HasStoreKeys || IsScriptCall(cmd)) || !cmd.ArityMatches(parser.ArgCount)) continue;
-            if (!StartReads(cmd) && StreamBlocksEnabled && cmd.Group == "stream") _blocks.StartBehind(cmd);
+            if (!StartReads(cmd) && StreamBlocksEnabled && cmd.PlanStreamBlocks is not null) _blocks.StartBehind(cmd);
         }
         parser.Reset(); // the last look may have stopped inside a request received in part
         _done = true;
