@@ -857,7 +857,9 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
     {
         _commands++;
         _storage?.BeginCommand();
-        Writer.Limit = Settings.Limits.OutputBufferHardLimit;
+        // A script's command replies to the script, not to the client: no client-output-buffer-limit (Redis's script
+        // client has none; the script's reply to the client has it, and lua-memory-limit bounds what the script takes).
+        Writer.Limit = _scriptCall ? 0 : Settings.Limits.OutputBufferHardLimit;
         int mark = Writer.Length;
         long errorsBefore = _errors;
         // Within a batch a command starts when the one before it ended (its parsing and dispatch count as its own time);
@@ -1021,6 +1023,8 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         if (!discard && log is { Count: > 0 } && Server.Aof is { } aof) _aofLsn = aof.AppendTransaction(log);
     }
 
+    private bool _scriptCall; // RunFromScript runs a command now
+
     /// <summary>For a script's redis.call: runs cmd with args under the locks the script holds, as EXEC runs a queued
     /// command, with replies in the script's protocol; returns the reply's bytes (removed from the client's output).</summary>
     internal byte[] RunFromScript(CommandDefinition cmd, byte[][] args, int resp)
@@ -1028,14 +1032,23 @@ public sealed class RespServerSession : IRequestHandler, Storage.IKeyEventSink
         int mark = Writer.Length;
         int protocol = Writer.Protocol;
         bool references = Writer.AllowReferences;
+        long limit = Writer.Limit;
         string last = LastCommand;
         Writer.Protocol = resp;
         Writer.AllowReferences = false; // the reply is read back from the buffer below
+        _scriptCall = true;
         try { RunQueued(cmd, args, fromScript: true); }
+        catch
+        {
+            Writer.Truncate(mark); // a reply that failed part way (a deferred read's) never reaches the client
+            throw;
+        }
         finally
         {
+            _scriptCall = false;
             Writer.Protocol = protocol;
             Writer.AllowReferences = references;
+            Writer.Limit = limit;
             LastCommand = last;
         }
         var reply = Writer.WrittenSpan[mark..].ToArray();
