@@ -27,6 +27,8 @@ internal static class LuaCallbacks
         ("json_decode", L => Guard(L, LuaJson.Decode)),
         ("msgpack_pack", L => Guard(L, LuaMsgPack.Pack)),
         ("msgpack_unpack", L => Guard(L, LuaMsgPack.Unpack)),
+        ("msgpack_unpack_one", L => Guard(L, LuaMsgPack.UnpackOne)),
+        ("msgpack_unpack_limit", L => Guard(L, LuaMsgPack.UnpackLimit)),
         ("struct_pack", L => Guard(L, LuaStruct.Pack)),
         ("struct_unpack", L => Guard(L, LuaStruct.Unpack)),
         ("struct_size", L => Guard(L, LuaStruct.Size)),

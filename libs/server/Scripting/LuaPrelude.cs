@@ -252,8 +252,10 @@ local cjson = {
   encode_sparse_array = function() end,
 }
 cjson.null = P.json_null
-local cmsgpack = { pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack) }
-cmsgpack.unpack_one = function(s, offset) local r = table.pack(cmsgpack.unpack(s)) return -1, table.unpack(r, 1, r.n) end
+local cmsgpack = {
+  pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack),
+  unpack_one = wrap(P.msgpack_unpack_one), unpack_limit = wrap(P.msgpack_unpack_limit),
+}
 local struct = { pack = wrap(P.struct_pack), unpack = wrap(P.struct_unpack), size = wrap(P.struct_size) }
 
 -- ---- kill hook ----
