@@ -73,7 +73,7 @@ public class ScriptingTests : ServerFixture
         // With setresp(3) the script sees a map reply as {map=...}, a null as nil.
         Assert.That(c.RunText("EVAL", "redis.setresp(3); local r = redis.call('HGETALL', 'sc:h'); return r.map.f", "0"), Is.EqualTo("$1\r\nv\r\n"));
         Assert.That(c.RunText("EVAL", "redis.setresp(3); return type(redis.call('GET', 'sc:nothing'))", "0"), Is.EqualTo("$3\r\nnil\r\n"));
-        RespAssert.Error(new RespClient("127.0.0.1", _server.Port).Execute("EVAL", "redis.setresp(4)", "0"), "ERR user_script:1: RESP version must be 2 or 3. script: " + Sha("redis.setresp(4)") + ", on @user_script:1.");
+        RespAssert.Error(new RespClient("127.0.0.1", _server.Port).Execute("EVAL", "redis.setresp(4)", "0"), "ERR RESP version must be 2 or 3. script: " + Sha("redis.setresp(4)") + ", on @user_script:1.");
     }
 
     private static string Sha(string s) => Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(System.Text.Encoding.UTF8.GetBytes(s)));

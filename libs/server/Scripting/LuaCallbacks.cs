@@ -27,6 +27,8 @@ internal static class LuaCallbacks
         ("json_decode", L => Guard(L, LuaJson.Decode)),
         ("msgpack_pack", L => Guard(L, LuaMsgPack.Pack)),
         ("msgpack_unpack", L => Guard(L, LuaMsgPack.Unpack)),
+        ("msgpack_unpack_one", L => Guard(L, LuaMsgPack.UnpackOne)),
+        ("msgpack_unpack_limit", L => Guard(L, LuaMsgPack.UnpackLimit)),
         ("struct_pack", L => Guard(L, LuaStruct.Pack)),
         ("struct_unpack", L => Guard(L, LuaStruct.Unpack)),
         ("struct_size", L => Guard(L, LuaStruct.Size)),
@@ -99,7 +101,9 @@ internal static class LuaCallbacks
         return 2;
     }
 
-    /// <summary>redis.call (raise = true) / redis.pcall: (true, reply) or (false, {err=...}).</summary>
+    /// <summary>redis.call (raise = true) / redis.pcall: (true, reply), or an error as {err=...}: (false, table) for
+    /// redis.call to raise, (true, table) for redis.pcall to return. Every failure takes that form, the reply's
+    /// conversion included; only the Guard's own failures (no runtime) are bare strings.</summary>
     private static int Call(Lua l)
     {
         int n = l.GetTop();
@@ -122,14 +126,24 @@ internal static class LuaCallbacks
         if (error is null && run is null) error = "ERR redis.call and redis.pcall can only be used inside a script invocation";
         if (error is null)
         {
-            var reply = run!.Call(args!, out error);
-            if (error is null)
+            try
             {
-                bool isError = reply.Length > 0 && reply[0] == (byte)'-';
-                l.PushBoolean(!(isError && raise));
-                int pos = 0;
-                RespToLua.Push(l, reply, ref pos, run.Resp);
-                return 2;
+                var reply = run!.Call(args!, out error);
+                if (error is null)
+                {
+                    bool isError = reply.Length > 0 && reply[0] == (byte)'-';
+                    l.PushBoolean(!(isError && raise));
+                    int pos = 0;
+                    RespToLua.Push(l, reply, ref pos, run.Resp);
+                    return 2;
+                }
+            }
+            catch (Exception ex) when (ex is not OutOfMemoryException)
+            {
+                // The reply could not be made or converted (over lua-memory-limit, nested too deep, too large): an error
+                // like any other, a table for redis.pcall to return and redis.call to raise.
+                l.SetTop(n);
+                error = "ERR " + (ex is LuaArgumentException ? ex.Message : "internal error" + Session.InternalErrors.Detail(ex));
             }
         }
         l.PushBoolean(!raise);

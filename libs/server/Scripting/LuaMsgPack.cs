@@ -3,7 +3,8 @@
 // nested 16 deep is encoded as nil (lua-cmsgpack's LUACMSGPACK_MAX_NESTING, which is what makes a cyclic table safe);
 // integers use the smallest int/uint form, other numbers float32 when exact, else float64. unpack returns every value
 // the string holds ("Missing bytes in input.", "Bad data format in input." as lua-cmsgpack; bin and ext types are
-// not part of lua-cmsgpack and are bad data there too).
+// not part of lua-cmsgpack and are bad data there too); unpack_one and unpack_limit decode from an offset and return
+// the next one first (-1 at the end), with lua-cmsgpack's argument checks and texts.
 // Invariants:
 //  - unpack reads the Lua string in place (no copy); a header's count is checked against what the rest of the input
 //    could hold (one byte per element, two per map entry) before anything is built, and a table is pre-sized at most
@@ -142,29 +143,83 @@ internal static unsafe class LuaMsgPack
 
     // ---------------------------------------------------------------- unpack
 
-    public static int Unpack(Lua l)
+    /// <summary>cmsgpack.unpack(s): every value s holds.</summary>
+    public static int Unpack(Lua l) => UnpackFull(l, "unpack", 0, 0);
+
+    /// <summary>cmsgpack.unpack_one(s [, offset]): the offset after one value (-1 at the end), then that value.</summary>
+    public static int UnpackOne(Lua l)
+    {
+        if (!IntegerArgument(l, 2, "unpack_one", optional: true, out long offset, out string? error)) return LuaCallbacks.Fail(l, error!);
+        return UnpackFull(l, "unpack_one", 1, offset);
+    }
+
+    /// <summary>cmsgpack.unpack_limit(s, limit [, offset]): the offset after at most limit values (-1 at the end), then
+    /// those values; limit and offset both 0 is unpack (no offset returned).</summary>
+    public static int UnpackLimit(Lua l)
+    {
+        if (!IntegerArgument(l, 2, "unpack_limit", optional: false, out long limit, out string? error) ||
+            !IntegerArgument(l, 3, "unpack_limit", optional: true, out long offset, out error))
+            return LuaCallbacks.Fail(l, error!);
+        return UnpackFull(l, "unpack_limit", limit, offset);
+    }
+
+    /// <summary>lua-cmsgpack's mp_unpack_full: decodes up to limit values from offset (all of them, and no offset
+    /// returned, when both are 0). Its texts, including its quirk of naming the input's length as the limit.</summary>
+    private static int UnpackFull(Lua l, string name, long limit, long offset)
     {
         var t = l.Type(1);
         if (t != LuaType.String && t != LuaType.Number)
-            return LuaCallbacks.Fail(l, $"bad argument #1 to 'unpack' (string expected, got {(t == LuaType.None ? "no value" : l.TypeName(t))})");
+            return LuaCallbacks.Fail(l, $"bad argument #1 to '{name}' (string expected, got {TypeName(l, t)})");
+        bool all = limit == 0 && offset == 0;
+        int length = LuaNative.ToSpan(l.Handle, 1).Length;
+        if (offset < 0 || limit < 0)
+            return LuaCallbacks.Fail(l, $"Invalid request to unpack with offset of {(int)offset} and limit of {length}.");
+        if (offset > length) return LuaCallbacks.Fail(l, $"Start offset {(int)offset} greater than input length {length}.");
         return CodecErrors.Run(l, "Bad data format in input.", () =>
         {
-            var input = LuaNative.ToSpan(l.Handle, 1);
+            var input = LuaNative.ToSpan(l.Handle, 1)[(int)offset..];
             fixed (byte* p = input)
             {
                 var r = new Reader(l, p, input.Length, ScriptMemoryBudget.ForCallback());
                 l.PushBoolean(true);
-                int n = 0;
-                while (r.Pos < r.Length)
+                int first = l.GetTop() + 1, n = 0;
+                while (r.Pos < r.Length && (all || n < limit))
                 {
-                    if (!l.CheckStack(2)) throw new LuaArgumentException("stack overflow (too many return values at once; use unpack_one or unpack_limit instead.)");
+                    if (!l.CheckStack(3)) throw new LuaArgumentException("stack overflow (too many return values at once; use unpack_one or unpack_limit instead.)");
                     r.Decode(0);
                     n++;
                 }
-                return n + 1;
+                if (all) return n + 1;
+                l.PushInteger(r.Pos == r.Length ? -1 : offset + r.Pos);
+                l.Insert(first);
+                return n + 2;
             }
         });
     }
+
+    /// <summary>Argument i as lua-cmsgpack reads it under Lua 5.1 (luaL_checkinteger / luaL_optinteger): a number or a
+    /// numeric string, truncated toward zero; none or nil gives 0 when optional.</summary>
+    private static bool IntegerArgument(Lua l, int i, string name, bool optional, out long value, out string? error)
+    {
+        value = 0;
+        error = null;
+        var t = l.Type(i);
+        if (optional && t is LuaType.None or LuaType.Nil) return true;
+        if (t is LuaType.Number or LuaType.String)
+        {
+            if (l.IsInteger(i)) { value = l.ToInteger(i); return true; }
+            if (l.ToNumberX(i) is { } d)
+            {
+                // C's cast: x86-64 gives the "integer indefinite" value for NaN and out-of-range doubles
+                value = double.IsNaN(d) || d >= 9.2233720368547758e18 || d < -9.2233720368547758e18 ? long.MinValue : (long)d;
+                return true;
+            }
+        }
+        error = $"bad argument #{i} to '{name}' (number expected, got {TypeName(l, t)})";
+        return false;
+    }
+
+    private static string TypeName(Lua l, LuaType t) => t == LuaType.None ? "no value" : l.TypeName(t);
 
     private sealed class Reader(Lua l, byte* d, int length, ScriptMemoryBudget budget)
     {

@@ -4,9 +4,12 @@
 // Invariants:
 //  - Same results and error texts as Lua 5.4's C matcher, same evaluation order (pattern errors are found lazily, as the
 //    matcher reaches them); checked against the native functions by ScriptPatternTests.
-//  - Time is bounded by the kill only: every PollEvery steps the matcher asks the runtime (LuaRuntime.Poll: the kill,
-//    SHUTDOWN, the FUNCTION LOAD timeout, and the hand-over of the network loop) and, when the run must stop, returns
-//    (false, reason) for the wrapper to raise. Stack: Match recurses at most MaxCalls (200) deep, as Lua's MAXCCALLS.
+//  - Time is bounded by the kill only: the matcher counts its work (one unit per match call, one per subject byte a
+//    class repetition, %b or a back reference examines) and every PollEvery units asks the runtime (LuaRuntime.Poll:
+//    the kill, SHUTDOWN, the FUNCTION LOAD timeout, and the hand-over of the network loop); when the run must stop it
+//    returns (false, reason) for the wrapper to raise. No loop runs more than PollEvery units between two counts, so a
+//    kill is seen within about a millisecond of matching, whatever the subject's length.
+//  - Stack: Match recurses at most MaxCalls (200) deep, as Lua's MAXCCALLS.
 //  - Primitives never raise: (true, results...), (false, message), or a lone nil when an argument is of a type the
 //    native function refuses (the wrapper then calls the native function, which raises Lua's own argument error before
 //    it matches anything). They read the subject and pattern in place (LuaNative.ToSpan, both stay on the stack).
@@ -18,7 +21,9 @@ namespace Garnet.server.Scripting;
 internal static class LuaPatterns
 {
     private const int MaxCalls = 200, MaxCaptures = 32, CapUnfinished = -1, CapPosition = -2;
-    private const int PollEvery = 4096;
+    /// <summary>Work units between two polls: about a millisecond of matching (a unit is a match call, or one byte
+    /// examined by a scan), well under the kill's promise and far above the poll's cost.</summary>
+    private const int PollEvery = 1 << 16;
     private const string Specials = "^$*+?.([%-";
 
     /// <summary>A pattern error (Lua's text) or the run's stop reason: ends the primitive with (false, message).</summary>
@@ -27,17 +32,20 @@ internal static class LuaPatterns
     private ref struct Matcher
     {
         public ReadOnlySpan<byte> S, P;
-        public int Level, Depth, Steps;
+        public int Level, Depth;
+        private long _work;
         public Span<int> CapInit, CapLen;
         public LuaRuntime? Runtime;
 
         private readonly int Pat(int i) => i < P.Length ? P[i] : 0; // C reads the terminating '\0'
         private readonly int Src(int i) => i < S.Length ? S[i] : 0;
 
-        private void Step()
+        /// <summary>Counts units of work done; polls the runtime once PollEvery have gathered since the last poll.</summary>
+        private void Work(long units)
         {
-            if (++Steps < PollEvery) return;
-            Steps = 0;
+            _work += units;
+            if (_work < PollEvery) return;
+            _work = 0;
             if (Runtime?.Poll() is { } reason) throw new MatchFailure(reason);
         }
 
@@ -114,24 +122,30 @@ internal static class LuaPatterns
             };
         }
 
-        private readonly int MatchBalance(int s, int p)
+        private int MatchBalance(int s, int p)
         {
             if (p >= P.Length - 1) throw new MatchFailure("malformed pattern (missing arguments to '%b')");
             if (Src(s) != P[p]) return -1;
-            int b = P[p], e = P[p + 1], cont = 1;
+            int b = P[p], e = P[p + 1], cont = 1, scanned = 0;
             while (++s < S.Length)
             {
-                if (S[s] == e) { if (--cont == 0) return s + 1; }
+                if (++scanned == PollEvery) { Work(scanned); scanned = 0; }
+                if (S[s] == e)
+                {
+                    if (--cont == 0) { Work(scanned); return s + 1; }
+                }
                 else if (S[s] == b) cont++;
             }
+            Work(scanned);
             return -1;
         }
 
         private int MaxExpand(int s, int p, int ep)
         {
             int i = 0;
-            while (SingleMatch(s + i, p, ep)) i++;
-            Steps += Math.Min(i, PollEvery);
+            while (SingleMatch(s + i, p, ep))
+                if ((++i & (PollEvery - 1)) == 0) Work(PollEvery);
+            Work(i & (PollEvery - 1));
             while (i >= 0)
             {
                 int res = Match(s + i, ep + 1);
@@ -172,20 +186,26 @@ internal static class LuaPatterns
             return res;
         }
 
-        private readonly int MatchCapture(int s, int l)
+        private int MatchCapture(int s, int l)
         {
             l = CheckCapture(l);
             int len = CapLen[l];
             // a position capture's length (-2) is huge as C's size_t: it never matches
-            if ((uint)(S.Length - s) >= (uint)len && S.Slice(CapInit[l], len).SequenceEqual(S.Slice(s, len))) return s + len;
-            return -1;
+            if ((uint)(S.Length - s) < (uint)len) return -1;
+            for (int at = 0; at < len; at += PollEvery)
+            {
+                int n = Math.Min(PollEvery, len - at);
+                Work(n);
+                if (!S.Slice(CapInit[l] + at, n).SequenceEqual(S.Slice(s + at, n))) return -1;
+            }
+            return s + len;
         }
 
         /// <summary>lstrlib's match: the end of the match of P[p..] at S[s..], or -1.</summary>
         public int Match(int s, int p)
         {
             if (Depth-- == 0) throw new MatchFailure("pattern too complex");
-            Step();
+            Work(1);
             while (p != P.Length)
             {
                 switch (P[p])

@@ -46,47 +46,75 @@ function redis.pcall(...)
   local _, v = rcall(false, ...)
   return v
 end
-function redis.error_reply(msg)
-  if type(msg) ~= 'string' then error('wrong number or type of arguments', 2) end
-  if msg:sub(1, 1) == '-' then msg = msg:sub(2) end
-  return {err = msg}
+-- Redis's luaPushError: an error table {err = "CODE message"}: "-CODE message" keeps its code ("ERR" when the text has
+-- no space), any other text gets "ERR "; the message loses leading and trailing CR/LF.
+local function error_table(text)
+  local code, msg = 'ERR', text
+  if text:sub(1, 1) == '-' then
+    local space = text:find(' ', 1, true)
+    if space then code, msg = text:sub(2, space - 1), text:sub(space + 1) else msg = text:sub(2) end
+  end
+  msg = msg:gsub('^[\r\n]+', ''):gsub('[\r\n]+$', '')
+  return {err = code .. ' ' .. msg}
 end
-function redis.status_reply(msg)
-  if type(msg) ~= 'string' then error('wrong number or type of arguments', 2) end
+-- Redis's luaError after luaPushError: the table is raised (no position: a table carries none; the reply gets the
+-- script's line from where it was raised).
+local function raise(text) error(error_table(text), 0) end
+-- lua_tonumber then a C int cast: numbers and numeric strings truncated toward zero, anything else 0.
+local function c_int(v)
+  v = tonumber(v) or 0
+  if v ~= v then return 0 end
+  return v >= 0 and math.floor(v) or math.ceil(v)
+end
+function redis.error_reply(...)
+  local msg = ...
+  if select('#', ...) ~= 1 or type(msg) ~= 'string' then return error_table('wrong number or type of arguments') end
+  if msg:sub(1, 1) ~= '-' then msg = '-' .. msg end
+  return error_table(msg)
+end
+function redis.status_reply(...)
+  local msg = ...
+  if select('#', ...) ~= 1 or type(msg) ~= 'string' then return error_table('wrong number or type of arguments') end
   return {ok = msg}
 end
-function redis.sha1hex(s)
-  if select('#', s) == 0 or (type(s) ~= 'string' and type(s) ~= 'number') then error('wrong number of arguments', 2) end
+function redis.sha1hex(...)
+  if select('#', ...) ~= 1 then raise('wrong number of arguments') end
+  local s = ...
+  if type(s) ~= 'string' and type(s) ~= 'number' then s = '' end -- lua_tolstring gives NULL: the empty input's digest
   return P.sha1hex(tostring(s))
 end
 redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
-function redis.log(level, ...)
-  if select('#', ...) < 1 then error('redis.log() requires two arguments or more.', 2) end
-  if type(level) ~= 'number' then error('First argument must be a number (log level).', 2) end
-  if level < 0 or level > 3 then error('Invalid log level.', 2) end
+function redis.log(...)
+  local n, level = select('#', ...), ...
+  if n < 2 then raise('redis.log() requires two arguments or more.') end
+  if tonumber(level) == nil then raise('First argument must be a number (log level).') end
+  level = c_int(level)
+  if level < 0 or level > 3 then raise('Invalid debug level.') end
   local parts = {}
-  for i = 1, select('#', ...) do
+  for i = 2, n do
     local v = select(i, ...)
     if type(v) == 'string' or type(v) == 'number' then parts[#parts + 1] = tostring(v) end
   end
   P.log(level, table.concat(parts, ' '))
 end
-function redis.setresp(v)
-  if v == nil then error('redis.setresp() requires one argument.', 2) end
-  if v ~= 2 and v ~= 3 then error('RESP version must be 2 or 3.', 2) end
+function redis.setresp(...)
+  if select('#', ...) ~= 1 then raise('redis.setresp() requires one argument.') end
+  local v = c_int((...))
+  if v ~= 2 and v ~= 3 then raise('RESP version must be 2 or 3.') end
   P.setresp(v)
 end
 redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
-function redis.set_repl(flags)
-  if type(flags) ~= 'number' then error('redis.set_repl() requires one argument.', 2) end
-  if flags < 0 or flags > 3 then error('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.', 2) end
+function redis.set_repl(...)
+  if select('#', ...) ~= 1 then raise('redis.set_repl() requires one argument.') end
+  local flags = c_int((...))
+  if flags < 0 or flags > 3 then raise('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.') end
 end
 function redis.replicate_commands() return true end
 function redis.breakpoint() return false end
 function redis.debug() end
 function redis.acl_check_cmd(...)
   local ok, v = P.aclcheck(...)
-  if not ok then error(v, 2) end
+  if not ok then raise(v) end
   return v
 end
 redis.REDIS_VERSION = P.version
@@ -154,31 +182,58 @@ G.gcinfo = function() return collectgarbage('count') // 1 end
 G.setfenv = function(f) return f end
 
 -- ---- bit (BitOp: 32-bit two's complement results) ----
-local function tobit(x)
-  x = math.tointeger(x) or math.floor(tonumber(x) or error('bad argument to bit operation (number expected)', 3))
+local function tobit(x) -- x: a number or a numeric string (barg checked)
+  x = math.tointeger(x) or math.floor(tonumber(x))
   x = x & 0xffffffff
   if x >= 0x80000000 then x = x - 0x100000000 end
   return x
 end
+-- An argument: LuaBitOp's barg (luaL_checknumber: numbers and numeric strings), its error raised at the script's call
+-- (level 3: barg, the bit function, the script; the functions never tail-call barg).
+local function barg(name, i, n, x)
+  if tonumber(x) == nil then
+    error(string.format("bad argument #%d to '%s' (number expected, got %s)", i, name, i > n and 'no value' or type(x)), 3)
+  end
+  return tobit(x)
+end
+local function fold(name, op)
+  return function(...)
+    local n = select('#', ...)
+    local r = barg(name, 1, n, (...))
+    for i = 2, n do r = op(r, barg(name, i, n, (select(i, ...)))) end
+    return tobit(r)
+  end
+end
+local function shift(name, op)
+  return function(...)
+    local n, x, s = select('#', ...), ...
+    x, s = barg(name, 1, n, x), barg(name, 2, n, s)
+    return tobit(op(x, s & 31))
+  end
+end
 local bit = {}
-bit.tobit = function(x) return tobit(x) end
-bit.bnot = function(x) return tobit(~tobit(x)) end
-bit.band = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r & tobit((select(i, ...))) end return tobit(r) end
-bit.bor = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r | tobit((select(i, ...))) end return tobit(r) end
-bit.bxor = function(x, ...) local r = tobit(x) for i = 1, select('#', ...) do r = r ~ tobit((select(i, ...))) end return tobit(r) end
-bit.lshift = function(x, n) return tobit((tobit(x) & 0xffffffff) << (tobit(n) & 31)) end
-bit.rshift = function(x, n) return tobit((tobit(x) & 0xffffffff) >> (tobit(n) & 31)) end
-bit.arshift = function(x, n) return tobit(tobit(x) >> (tobit(n) & 31) | (tobit(x) < 0 and ~(0xffffffff >> (tobit(n) & 31)) or 0)) end
-bit.rol = function(x, n) local u, s = tobit(x) & 0xffffffff, tobit(n) & 31 return tobit((u << s) | (u >> (32 - s))) end
-bit.ror = function(x, n) local u, s = tobit(x) & 0xffffffff, tobit(n) & 31 return tobit((u >> s) | (u << (32 - s))) end
-bit.bswap = function(x) local u = tobit(x) & 0xffffffff
-  return tobit(((u & 0xff) << 24) | ((u & 0xff00) << 8) | ((u >> 8) & 0xff00) | (u >> 24)) end
-bit.tohex = function(x, n)
-  n = n or 8
+bit.tobit = function(...) return (barg('tobit', 1, select('#', ...), (...))) end
+bit.bnot = function(...) return tobit(~barg('bnot', 1, select('#', ...), (...))) end
+bit.band = fold('band', function(a, b) return a & b end)
+bit.bor = fold('bor', function(a, b) return a | b end)
+bit.bxor = fold('bxor', function(a, b) return a ~ b end)
+bit.lshift = shift('lshift', function(x, s) return (x & 0xffffffff) << s end)
+bit.rshift = shift('rshift', function(x, s) return (x & 0xffffffff) >> s end)
+bit.arshift = shift('arshift', function(x, s) return x >> s | (x < 0 and ~(0xffffffff >> s) or 0) end)
+bit.rol = shift('rol', function(x, s) local u = x & 0xffffffff return (u << s) | (u >> (32 - s)) end)
+bit.ror = shift('ror', function(x, s) local u = x & 0xffffffff return (u >> s) | (u << (32 - s)) end)
+bit.bswap = function(...)
+  local u = barg('bswap', 1, select('#', ...), (...)) & 0xffffffff
+  return tobit(((u & 0xff) << 24) | ((u & 0xff00) << 8) | ((u >> 8) & 0xff00) | (u >> 24))
+end
+bit.tohex = function(...)
+  local given, x, n = select('#', ...), ...
+  x = barg('tohex', 1, given, x)
+  if given >= 2 then n = barg('tohex', 2, given, n) else n = 8 end
   local upper = n < 0
   if upper then n = -n end
   if n > 8 then n = 8 end
-  local s = string.format(upper and '%08X' or '%08x', tobit(x) & 0xffffffff)
+  local s = string.format(upper and '%08X' or '%08x', x & 0xffffffff)
   return s:sub(9 - n)
 end
 
@@ -197,8 +252,10 @@ local cjson = {
   encode_sparse_array = function() end,
 }
 cjson.null = P.json_null
-local cmsgpack = { pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack) }
-cmsgpack.unpack_one = function(s, offset) local r = table.pack(cmsgpack.unpack(s)) return -1, table.unpack(r, 1, r.n) end
+local cmsgpack = {
+  pack = wrap(P.msgpack_pack), unpack = wrap(P.msgpack_unpack),
+  unpack_one = wrap(P.msgpack_unpack_one), unpack_limit = wrap(P.msgpack_unpack_limit),
+}
 local struct = { pack = wrap(P.struct_pack), unpack = wrap(P.struct_unpack), size = wrap(P.struct_size) }
 
 -- ---- kill hook ----
@@ -324,24 +381,50 @@ local function lock(t)
   return proxy
 end
 
+-- The raw functions are called under their own names (an argument error then names them as Lua does) and raise at the
+-- script's call (native, above).
+local function native_setmetatable(...) return same(setmetatable(...)) end
+local function native_rawset(...) local rawset = raw_rawset return same(rawset(...)) end
+local function native_rawget(...) return same(rawget(...)) end
+local function native_next(...) return same(next(...)) end
 -- Tables: Lua 5.1 semantics for __gc (no effect), so nothing is ever finalized. Lua 5.4 marks an object for finalization
 -- only when its metatable has __gc at setmetatable time; a __gc added later is ignored.
-G.setmetatable = function(t, mt)
-  local gc = type(mt) == 'table' and rawget(mt, '__gc')
-  if gc == nil or gc == false then return setmetatable(t, mt) end
+G.setmetatable = function(...)
+  local t, mt = ...
+  local gc = type(t) == 'table' and type(mt) == 'table' and rawget(mt, '__gc')
+  if gc == nil or gc == false then return native(native_setmetatable, ...) end
   raw_rawset(mt, '__gc', nil)
-  local ok, r = pcall(setmetatable, t, mt)
+  local r = pack(pcall(native_setmetatable, ...))
   raw_rawset(mt, '__gc', gc)
-  if not ok then error(r, 2) end
-  return r
+  if not r[1] then return native(error, r[2], 0) end -- raised again as native raises: at the script's call
+  return r[2]
 end
 G.newproxy = function() return setmetatable({}, {}) end
-G.rawset = function(t, k, v)
+G.rawset = function(t, ...)
   if real[t] then error('Attempt to modify a readonly table', 2) end
-  return raw_rawset(t, k, v)
+  if type(t) == 'table' and select('#', ...) >= 2 then return raw_rawset(t, ...) end
+  return native(native_rawset, t, ...)
 end
-G.rawget = function(t, k) return rawget(real[t] or t, k) end
-G.next = function(t, k) return next(real[t] or t, k) end
+G.rawget = function(t, ...)
+  if type(t) == 'table' and select('#', ...) >= 1 then return rawget(real[t] or t, ...) end
+  return native(native_rawget, t, ...)
+end
+G.next = function(t, ...)
+  if type(t) == 'table' then return next(real[t] or t, ...) end
+  return native(native_next, t, ...)
+end
+-- Redis 7's pcall: an error that is a table with a string (or number) err field is caught as that value, as the string
+-- errors of older versions were (redis.call raises {err = ...}).
+local function pcall_done(ok, ...)
+  if ok then return ok, ... end
+  local e = ...
+  if type(e) == 'table' then
+    local msg = e.err
+    if type(msg) == 'string' or type(msg) == 'number' then return false, msg end
+  end
+  return false, ...
+end
+G.pcall = function(...) return pcall_done(pcall(...)) end
 -- A message handler runs after the stack unwinds, as a plain call: Lua runs xpcall's handler with hooks off when the
 -- error was raised in a hook (a kill), where a loop in it could not be stopped.
 G.xpcall = function(f, msgh, ...)

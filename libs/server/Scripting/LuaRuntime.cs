@@ -105,7 +105,14 @@ internal sealed class LuaRuntime : IDisposable
         t_current = this;
         try
         {
-            var status = _lua.LoadBuffer(TailCalls.Rewrite(source.ToArray()), chunkName);
+            var sent = source.ToArray();
+            var rewritten = TailCalls.Rewrite(sent);
+            var status = _lua.LoadBuffer(rewritten, chunkName);
+            if (status != LuaStatus.OK && !ReferenceEquals(rewritten, sent))
+            {
+                _lua.Pop(1); // the text as sent decides whether and how the script compiles
+                status = _lua.LoadBuffer(sent, chunkName);
+            }
             if (status != LuaStatus.OK)
             {
                 error = _lua.ToString(-1) ?? "unknown error";

@@ -7,7 +7,8 @@
 //  - Running past it is a LuaArgumentException worded as Lua's own ("not enough memory"): the codec's caller turns it
 //    into a Lua error, never into a .NET text.
 //  - Poll() is called per element by long walks: it also stops them when the script is being killed (SCRIPT KILL,
-//    SHUTDOWN), since the count hook cannot interrupt C# code.
+//    SHUTDOWN, the FUNCTION LOAD timeout) and hands the network loop over as the kill hook does, since the count hook
+//    cannot interrupt C# code.
 namespace Garnet.server.Scripting;
 
 internal sealed class ScriptMemoryBudget
@@ -80,10 +81,12 @@ internal sealed class ScriptMemoryBudget
         Poll();
     }
 
-    /// <summary>Every 4,096 calls: stops the walk when the script is being stopped (its reason as the error).</summary>
+    /// <summary>Every 4,096 calls: asks the runtime as the kill hook does (LuaRuntime.Poll: the network loop is handed
+    /// over once the run is long, the FUNCTION LOAD deadline is checked) and stops the walk when the script must stop
+    /// (its reason as the error).</summary>
     public void Poll()
     {
         if ((++_polls & 4095) != 0 || _runtime is null) return;
-        if (_runtime.StopReason is { } reason) throw new LuaArgumentException(reason.StartsWith("ERR ", StringComparison.Ordinal) ? reason[4..] : reason);
+        if (_runtime.Poll() is { } reason) throw new LuaArgumentException(reason.StartsWith("ERR ", StringComparison.Ordinal) ? reason[4..] : reason);
     }
 }

@@ -308,7 +308,9 @@ internal sealed class CommandRunner
     {
         _s.Counters.Commands++;
         _s.StorageIfAny?.BeginCommand();
-        _s.Writer.Limit = _s.Settings.Limits.OutputBufferHardLimit;
+        // A script's command replies to the script, not to the client: no client-output-buffer-limit (Redis's script
+        // client has none; the script's reply to the client has it, and lua-memory-limit bounds what the script takes).
+        _s.Writer.Limit = _scriptCall ? 0 : _s.Settings.Limits.OutputBufferHardLimit;
         int mark = _s.Writer.Length;
         long errorsBefore = _s.Counters.Errors;
         // Within a batch a command starts when the one before it ended (its parsing and dispatch count as its own time);
@@ -392,19 +394,30 @@ internal sealed class CommandRunner
 
     /// <summary>For a script's redis.call: runs cmd with args under the locks the script holds, as EXEC runs a queued
     /// command, with replies in the script's protocol; returns the reply's bytes (removed from the client's output).</summary>
+    private bool _scriptCall; // RunFromScript runs a command now
+
     internal byte[] RunFromScript(CommandDefinition cmd, byte[][] args, int resp)
     {
         int mark = _s.Writer.Length;
         int protocol = _s.Writer.Protocol;
         bool references = _s.Writer.AllowReferences;
+        long limit = _s.Writer.Limit;
         string last = _s.LastCommand;
         _s.Writer.Protocol = resp;
         _s.Writer.AllowReferences = false; // the reply is read back from the buffer below
+        _scriptCall = true;
         try { RunQueued(cmd, args, fromScript: true); }
+        catch
+        {
+            _s.Writer.Truncate(mark); // a reply that failed part way (a deferred read's) never reaches the client
+            throw;
+        }
         finally
         {
+            _scriptCall = false;
             _s.Writer.Protocol = protocol;
             _s.Writer.AllowReferences = references;
+            _s.Writer.Limit = limit;
             _s.LastCommand = last;
         }
         var reply = _s.Writer.WrittenSpan[mark..].ToArray();
