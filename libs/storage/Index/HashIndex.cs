@@ -14,7 +14,8 @@
 //    has finished) -> Stable on the new table. TryFind/FindOrCreate may therefore refresh the caller's epoch: callers
 //    must not hold log pointers across them.
 //    While Splitting, an op first makes sure the chunk of old buckets its hash maps to is split (splitting it
-//    itself or waiting for the thread that is), then uses only the new table. The old table is freed by an epoch
+//    itself or waiting for the thread that is), then uses only the new table. A split that throws is undone and
+//    done again; an op whose own splits of its chunk keep failing throws IndexSplitException (HashIndexGrowth.cs). The old table is freed by an epoch
 //    action once nobody can hold a slot in it. A slot must not be used after the caller's epoch refreshes.
 //  - Doubling a table of 2^16 to 2^29 buckets splits on a tag bit, so each entry moves whole to one half
 //    (SplitBucketByTag). A smaller table's split traces each record chain (in memory) to find, for each half, the
@@ -76,7 +77,7 @@ public sealed unsafe partial class HashIndex : IDisposable
         public readonly Table Next = next;
         /// <summary>Entries move whole, chosen by a tag bit (no chain tracing, no entry in both halves).</summary>
         public readonly bool ByTag = SplitsByTag(old.Size);
-        public readonly int[] ChunkStatus = new int[chunks]; // 0 not split, 1 splitting, 2 split
+        public readonly int[] ChunkStatus = new int[chunks]; // ChunkNotSplit, ChunkSplitting, ChunkSplit
         public long ChunksLeft = chunks;
         /// <summary>Set by the epoch action once every op that used the old table has finished.</summary>
         public volatile bool Splitting;

@@ -1,26 +1,65 @@
 // HashIndex growth: doubling the table online (the protocol is in HashIndex.cs's header), the split of the old table
-// chunk by chunk, and the freeing of the old table once nobody can hold a slot in it.
-using System.Numerics;
-using System.Runtime.InteropServices;
+// chunk by chunk (the background splitter, and any op that needs a chunk first), and the freeing of the old table once
+// nobody can hold a slot in it.
+// Invariants (failures): what throws here is logged (StorageFaults.Report) and never ends the process or leaves the
+// index inconsistent.
+//  - Before the new table is published, a failure abandons the growth: the new table is freed, the index stays on the
+//    old one, and the next overflow bucket past GrowthRetryMs asks again.
+//  - A published growth is never abandoned (ops already use the new table for the chunks that are split). A chunk whose
+//    split throws is cleared and marked unsplit again (HashIndexSplit.cs), so whoever needs it next splits it from the
+//    start; a thread waiting for it never waits for a chunk nobody splits.
+//  - A thread gives up on a chunk after SplitAttempts failed splits of its own: an op then fails (IndexSplitException,
+//    its client gets an error), the background splitter tries the chunks left again later, backing off, until the
+//    growth finishes.
+//  - The epoch actions here (start of the split, freeing of the old table) throw nothing: they run on whichever thread
+//    drains, whose own work must not get their exception.
 using Garnet.storage.Log;
 
 namespace Garnet.storage.Index;
 
 public sealed unsafe partial class HashIndex
 {
+    // Growth.ChunkStatus values.
+    private const int ChunkNotSplit = 0, ChunkSplitting = 1, ChunkSplit = 2;
+
+    /// <summary>Splits of one chunk one thread tries before it gives up (IndexSplitException).</summary>
+    private const int SplitAttempts = 3;
+
+    /// <summary>After a growth that could not start, none is tried again for this long.</summary>
+    private const int GrowthRetryMs = 100;
+    private long _noGrowthUntilMs;
+
     /// <summary>Starts doubling the index (no-op while a growth is under way or without epoch support).</summary>
     public void RequestGrowth()
     {
         if (_epoch is null || _tracer is null) return;
+        if (Environment.TickCount64 < Volatile.Read(ref _noGrowthUntilMs)) return;
         if (Interlocked.CompareExchange(ref _growing, 1, 0) != 0) return;
         var old = _current;
-        Volatile.Write(ref _wantedBytes, old.Size * 2 * sizeof(Bucket));
-        if (MayGrow is { } mayGrow && !mayGrow())
+        Table? next = null;
+        Growth g;
+        try
         {
+            Volatile.Write(ref _wantedBytes, old.Size * 2 * sizeof(Bucket));
+            if (MayGrow is { } mayGrow && !mayGrow())
+            {
+                Volatile.Write(ref _growing, 0);
+                return;
+            }
+            next = new Table(old.Size * 2);
+            Util.StorageFaults.Hit("index-grow");
+            g = new Growth(old, next, old.Size / ChunkSize(old));
+        }
+        catch (Exception ex)
+        {
+            // Nothing is published yet: the index stays on the old table, whole; a later overflow bucket asks again.
+            next?.Free();
+            Volatile.Write(ref _wantedBytes, 0);
+            Volatile.Write(ref _noGrowthUntilMs, Environment.TickCount64 + GrowthRetryMs);
             Volatile.Write(ref _growing, 0);
+            Util.StorageFaults.Report("the hash index's growth (not started; tried again later)", ex);
             return;
         }
-        var g = new Growth(old, new Table(old.Size * 2), old.Size / ChunkSize(old));
         Interlocked.Add(ref _tableBuckets, g.Next.Size);
         _growth = g;
         Volatile.Write(ref _wantedBytes, 0); // counted in MemoryBytes now (both for a moment: errs on the safe side)
@@ -28,109 +67,101 @@ public sealed unsafe partial class HashIndex
         _epoch.BumpCurrentEpoch(() =>
         {
             g.Splitting = true;
-            ThreadPool.UnsafeQueueUserWorkItem(_ => SplitAll(g), null);
+            StartSplitter(g, round: 0);
         });
     }
 
-    private void SplitAll(Growth g)
+    /// <summary>Runs SplitAll on the thread pool: at once for round 0, later (backing off) for a retry. Does not throw: a
+    /// splitter that cannot be started leaves the chunks to the ops that need them.</summary>
+    private void StartSplitter(Growth g, int round)
     {
-        for (long c = 0; c < g.ChunkStatus.Length; c++)
+        try
         {
-            _epoch!.Acquire();
-            try { EnsureSplit(g, c); }
-            finally { _epoch.Release(); }
+            if (round == 0) ThreadPool.UnsafeQueueUserWorkItem(static s => s.index.SplitAll(s.g, 0), (index: this, g), preferLocal: false);
+            else
+                Task.Delay(Math.Min(50 << Math.Min(round - 1, 10), 5000)).ContinueWith(static (_, state) =>
+                {
+                    var (index, growth, r) = ((HashIndex, Growth, int))state!;
+                    index.SplitAll(growth, r);
+                }, (this, g, round), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
         }
+        catch (Exception ex) { Util.StorageFaults.Report("the hash index's splitter (not started)", ex); }
     }
 
+    /// <summary>The background splitter (thread pool): splits every chunk nobody has split yet. Chunks whose split keeps
+    /// failing are left to a later round. Does not throw.</summary>
+    private void SplitAll(Growth g, int round)
+    {
+        bool left = false;
+        try
+        {
+            for (long c = 0; c < g.ChunkStatus.Length && !_disposed && _growth == g; c++)
+            {
+                _epoch!.Acquire();
+                try { EnsureSplit(g, c); }
+                catch (IndexSplitException) { left = true; } // each failure was reported where it happened
+                finally { _epoch.Release(); }
+            }
+        }
+        catch (Exception ex)
+        {
+            left = true;
+            Util.StorageFaults.Report("the hash index's splitter", ex);
+        }
+        if (left && !_disposed && _growth == g) StartSplitter(g, round + 1);
+    }
+
+    /// <summary>Makes sure the chunk is split: splits it, or waits for the thread that is splitting it (which clears it
+    /// again if its split fails: then this thread splits it). Throws IndexSplitException after SplitAttempts failed
+    /// splits of its own; the chunk is then unsplit and whole, for the next thread that needs it.</summary>
     private void EnsureSplit(Growth g, long chunk)
     {
         ref int status = ref g.ChunkStatus[chunk];
-        if (Volatile.Read(ref status) == 2) return;
-        if (Interlocked.CompareExchange(ref status, 1, 0) == 0)
+        if (Volatile.Read(ref status) == ChunkSplit) return;
+        int failures = 0;
+        var spin = new SpinWait();
+        while (true)
         {
-            long size = ChunkSize(g.Old);
-            for (long b = chunk * size; b < (chunk + 1) * size; b++)
+            int now = Volatile.Read(ref status);
+            if (now == ChunkSplit) return;
+            if (now == ChunkNotSplit && Interlocked.CompareExchange(ref status, ChunkSplitting, ChunkNotSplit) == ChunkNotSplit)
+            {
+                if (SplitChunk(g, chunk) is not { } error)
+                {
+                    if (Interlocked.Decrement(ref g.ChunksLeft) == 0) FinishGrowth(g.Old, g.Next);
+                    return;
+                }
+                if (++failures >= SplitAttempts) throw new IndexSplitException(error);
+                continue;
+            }
+            spin.SpinOnce(-1);
+        }
+    }
+
+    /// <summary>Splits the chunk (its status is ChunkSplitting, set by this thread): ChunkSplit and null, or, when the
+    /// split throws, its new buckets cleared again, ChunkNotSplit and the exception (reported).</summary>
+    private Exception? SplitChunk(Growth g, long chunk)
+    {
+        long size = ChunkSize(g.Old), first = chunk * size;
+        try
+        {
+            for (long b = first; b < first + size; b++)
+            {
+                if (b == first + size / 2) Util.StorageFaults.Hit("index-split"); // half way: the undo has work to do
                 if (g.ByTag) SplitBucketByTag(g.Old, g.Next, b);
                 else SplitBucket(g.Old, g.Next, b);
-            Volatile.Write(ref status, 2);
-            if (Interlocked.Decrement(ref g.ChunksLeft) == 0) FinishGrowth(g.Old, g.Next);
-            return;
-        }
-        var spin = new SpinWait();
-        while (Volatile.Read(ref status) != 2) spin.SpinOnce(-1);
-    }
-
-    private void SplitBucket(Table old, Table next, long b)
-    {
-        Bucket* bucket = old.Buckets + b;
-        long low = b, high = b + old.Size;
-        long begin = _beginAddress?.Invoke() ?? 0;
-        while (true)
-        {
-            for (int i = 0; i < EntriesPerBucket; i++)
-            {
-                ulong e = Volatile.Read(ref bucket->Words[i]);
-                long address = (long)(e & AddressMask);
-                if (e == 0 || (e & TentativeBit) != 0 || address == 0) continue;
-                ushort tag = EntryTag(e);
-                long forLow = 0, forHigh = 0;
-                long a = address;
-                while (a >= begin && a != 0 && (forLow == 0 || forHigh == 0))
-                {
-                    if (!_tracer!(a, out ulong h, out long prev, out bool invalid))
-                    {
-                        // On disk: we cannot tell which half without I/O; both halves continue there.
-                        if (forLow == 0) forLow = a;
-                        if (forHigh == 0) forHigh = a;
-                        break;
-                    }
-                    if (!invalid)
-                    {
-                        long target = (long)(h & (ulong)next.Mask);
-                        if (target == low && forLow == 0) forLow = a;
-                        else if (target == high && forHigh == 0) forHigh = a;
-                    }
-                    a = prev;
-                }
-                if (forLow != 0) InsertDuringSplit(next.Buckets + low, MakeEntry(tag, forLow), next);
-                if (forHigh != 0) InsertDuringSplit(next.Buckets + high, MakeEntry(tag, forHigh), next);
             }
-            ulong link = Volatile.Read(ref bucket->Words[EntriesPerBucket]);
-            if (link == 0) break;
-            bucket = Overflow(link);
         }
-    }
-
-    /// <summary>
-    /// Splits old bucket b when the split bit is a tag bit: all records of an entry's chain share the tag, so they all
-    /// belong to the same half, and the entry moves there whole (same tag, same address). Nothing is read from the log,
-    /// so a chain that reaches the disk is never given to both halves. Entries of chains that begin below BeginAddress
-    /// are dropped, as in SplitBucket.
-    /// </summary>
-    private void SplitBucketByTag(Table old, Table next, long b)
-    {
-        Bucket* bucket = old.Buckets + b;
-        int bit = BitOperations.Log2((ulong)old.Size) - TagShift;
-        long begin = _beginAddress?.Invoke() ?? 0;
-        while (true)
+        catch (Exception ex)
         {
-            for (int i = 0; i < EntriesPerBucket; i++)
-            {
-                ulong e = Volatile.Read(ref bucket->Words[i]);
-                long address = (long)(e & AddressMask);
-                if (e == 0 || (e & TentativeBit) != 0 || address == 0 || address < begin) continue;
-                ushort tag = EntryTag(e);
-                long target = ((tag >> bit) & 1) != 0 ? b + old.Size : b;
-                InsertDuringSplit(next.Buckets + target, MakeEntry(tag, address), next);
-            }
-            ulong link = Volatile.Read(ref bucket->Words[EntriesPerBucket]);
-            if (link == 0) break;
-            bucket = Overflow(link);
+            Util.StorageFaults.Report("the hash index's split (the chunk is cleared and split again)", ex);
+            ClearSplitChunk(g, first, size);
+            Volatile.Write(ref g.ChunkStatus[chunk], ChunkNotSplit);
+            return ex;
         }
+        Volatile.Write(ref g.ChunkStatus[chunk], ChunkSplit);
+        return null;
     }
-
-    /// <summary>Inserts into a new-table bucket nobody else can touch yet (its chunk is being split by us).</summary>
-    private void InsertDuringSplit(Bucket* b, ulong entry, Table table) => ClaimFreeWord(b, entry, table);
 
     private void FinishGrowth(Table old, Table next)
     {
@@ -140,26 +171,46 @@ public sealed unsafe partial class HashIndex
         _growth = null;
         Generation++;
         // A split by tag puts no record in two chains, so it leaves the floor where the last traced split put it.
-        if (!byTag) Volatile.Write(ref _unlinkFloor, TailAddress?.Invoke() ?? long.MaxValue); // before growing = 0 (read in that order)
+        if (!byTag) Volatile.Write(ref _unlinkFloor, TailAfterGrowth()); // before growing = 0 (read in that order)
         Volatile.Write(ref _growing, 0);
         // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
         _epoch!.BumpCurrentEpoch(() =>
         {
-            // Returned while walking (no list of them: a large table's would be megabytes of garbage).
-            for (long i = 0; i < old.Size; i++)
-            {
-                ulong link = old.Buckets[i].Words[EntriesPerBucket];
-                while (link != 0)
-                {
-                    ulong next = Overflow(link)->Words[EntriesPerBucket];
-                    ReturnOverflow(link);
-                    link = next;
-                }
-            }
-            old.Free();
-            Interlocked.Add(ref _tableBuckets, -old.Size);
-            DiscardFreePages();
+            // An epoch action runs on whichever thread drains: what it throws must not reach that thread's work. A
+            // failure here leaves some of the old table's memory in use (a leak), the index itself whole.
+            try { FreeOldTable(old); }
+            catch (Exception ex) { Util.StorageFaults.Report("the hash index's freeing of its old table", ex); }
         });
+    }
+
+    /// <summary>The log's tail once a traced split is done (the unlink floor); long.MaxValue, which lets nothing be
+    /// unlinked, when it cannot be read.</summary>
+    private long TailAfterGrowth()
+    {
+        try { return TailAddress?.Invoke() ?? long.MaxValue; }
+        catch (Exception ex)
+        {
+            Util.StorageFaults.Report("the hash index's growth (reading the log's tail)", ex);
+            return long.MaxValue;
+        }
+    }
+
+    private void FreeOldTable(Table old)
+    {
+        // Returned while walking (no list of them: a large table's would be megabytes of garbage).
+        for (long i = 0; i < old.Size; i++)
+        {
+            ulong link = old.Buckets[i].Words[EntriesPerBucket];
+            while (link != 0)
+            {
+                ulong following = Overflow(link)->Words[EntriesPerBucket];
+                ReturnOverflow(link);
+                link = following;
+            }
+        }
+        old.Free();
+        Interlocked.Add(ref _tableBuckets, -old.Size);
+        DiscardFreePages();
     }
 
     /// <summary>
@@ -215,3 +266,8 @@ public sealed unsafe partial class HashIndex
         return true;
     }
 }
+
+/// <summary>A chunk of the hash index's table could not be split (each failure was logged): the operation that needed it
+/// fails; the chunk stays whole and unsplit, and the next operation that needs it, or the background splitter, splits it
+/// again.</summary>
+public sealed class IndexSplitException(Exception inner) : Exception("the hash index could not split a chunk of its table: " + inner.Message, inner);
