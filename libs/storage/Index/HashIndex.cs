@@ -15,8 +15,9 @@
 //    must not hold log pointers across them.
 //    While Splitting, an op first makes sure the chunk of old buckets its hash maps to is split (splitting it
 //    itself or waiting for the thread that is), then uses only the new table. A split that throws is undone and
-//    done again; an op whose own splits of its chunk keep failing throws IndexSplitException (HashIndexGrowth.cs). The old table is freed by an epoch
-//    action once nobody can hold a slot in it. A slot must not be used after the caller's epoch refreshes.
+//    done again; an op whose own splits of its chunk keep failing throws IndexSplitException (HashIndexGrowth.cs).
+//    The old table is freed by an epoch action once nobody can hold a slot in it. A slot must not be used after the
+//    caller's epoch refreshes.
 //  - Doubling a table of 2^16 to 2^29 buckets splits on a tag bit, so each entry moves whole to one half
 //    (SplitBucketByTag). A smaller table's split traces each record chain (in memory) to find, for each half, the
 //    newest record that hashes there; a chain that reaches the disk tier before both halves are found gives both
@@ -281,7 +282,7 @@ public sealed unsafe partial class HashIndex : IDisposable
         else
         {
             long chunk = (long)(hash & (ulong)g.Old.Mask) / ChunkSize(g.Old);
-            b = Volatile.Read(ref g.ChunkStatus[chunk]) == 2
+            b = Volatile.Read(ref g.ChunkStatus[chunk]) == ChunkSplit
                 ? g.Next.Buckets + (long)(hash & (ulong)g.Next.Mask)
                 : g.Old.Buckets + (long)(hash & (ulong)g.Old.Mask);
         }
