@@ -176,6 +176,67 @@ public class FaultContainmentTests(string engine)
         StillServing();
     }
 
+    /// <summary>GETs (or HGETs f2 of) prefix + i, i = 1, 2, ..., on one connection until the point, armed times, has
+    /// thrown them all: each reply comes in bound and is the key's value, or the error when it was this request's read
+    /// whose completion failed. Then the same connection reads the next key. False when no request got the error (a
+    /// read ahead or a background read met the faults: a failed read ahead is read again by its request).</summary>
+    private static bool ErrorAnswersTheFailedRead(RespClient c, string point, int times, string prefix, Func<int, string> expected, bool hash)
+    {
+        bool answered = false;
+        int i = 1;
+        for (; i <= 200 && FaultPoints.Thrown(point) < times; i++)
+        {
+            var reply = hash ? c.Execute("HGET", prefix + i, "f2") : c.Execute("GET", prefix + i);
+            if (reply.IsError)
+            {
+                RespAssert.Error(reply, $"ERR internal error while running '{(hash ? "hget" : "get")}'");
+                answered = true;
+            }
+            else Assert.That(reply.Text, Is.EqualTo(expected(i)));
+        }
+        Assert.That(FaultPoints.Thrown(point), Is.EqualTo(times));
+        var next = hash ? c.Execute("HGET", prefix + i, "f2") : c.Execute("GET", prefix + i);
+        Assert.That(next.Text, Is.EqualTo(expected(i)), "the connection goes on, with a read from disk");
+        return answered;
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void AFailureInsideADiskReadsCompletionAnswersThatReadWithAnError()
+    {
+        using var loader = new RespClient("127.0.0.1", _server.Port, 60_000);
+        string value = new string('c', 300);
+        for (int start = 0; start < 40_000; start += 500)
+        {
+            for (int i = start; i < start + 500; i++) loader.Send("SET", "fc:cont:" + i, value);
+            for (int i = start; i < start + 500; i++) loader.Read();
+        }
+        var log = _server.Server.Server.Store.Store.Log;
+        Assume.That(log.HeadAddress, Is.GreaterThan(log.TailAddress / 2), "most records left memory");
+        using var c = _server.Client(); // 10 s: a GET left without a reply fails the test
+        FaultPoints.Arm("disk-read-continuation");
+        Assume.That(ErrorAnswersTheFailedRead(c, "disk-read-continuation", 1, "fc:cont:", _ => value, hash: false), Is.True,
+            "the fault was met by this client's GET");
+        StillServing();
+    }
+
+    [Test, CancelAfter(120_000)]
+    public void AFailureInsideAnObjectReadsCompletionAnswersThatReadWithAnError()
+    {
+        using var loader = new RespClient("127.0.0.1", _server.Port, 60_000);
+        string field = new string('o', 200);
+        for (int start = 0; start < 20_000; start += 500)
+        {
+            for (int i = start; i < start + 500; i++) loader.Send("HSET", "fc:objc:" + i, "f1", field, "f2", field + i);
+            for (int i = start; i < start + 500; i++) loader.Read();
+        }
+        using var c = _server.Client();
+        // Twice: an HGET reads its hash ahead (a failed read ahead is read again by the request itself).
+        FaultPoints.Arm("object-read-continuation", 2);
+        Assume.That(ErrorAnswersTheFailedRead(c, "object-read-continuation", 2, "fc:objc:", i => field + i, hash: true), Is.True,
+            "the fault was met by this client's HGET of a hash in the object log");
+        StillServing();
+    }
+
     [Test, CancelAfter(120_000)]
     public void AFailingPageFlushCompletionIsContained()
     {

@@ -29,7 +29,8 @@ public abstract unsafe class DeviceRead
 
     /// <summary>How reader threads and rings complete a read: IoDone, with whatever it throws contained
     /// (StorageFaults.Complete) so that the reader thread, and the process, go on. A failure before IoDone ran (an
-    /// injected fault) fails the read instead, so its request gets an error reply; one inside IoDone is only reported.</summary>
+    /// injected fault) fails the read instead, so its request gets an error reply; one inside IoDone is only reported
+    /// here, so an IoDone that answers a request contains its own (the store's op reads: PendingRead).</summary>
     internal void Finish(int n, Exception? error) =>
         Util.StorageFaults.Complete("disk-read-completion", "a disk read's completion", (read: this, n, error),
             static s => s.read.IoDone(s.n, s.error), static (s, ex) => s.read.IoDone(0, ex));

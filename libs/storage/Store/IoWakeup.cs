@@ -10,6 +10,7 @@
 //  - Continuations of WaitAsync run on the thread pool, never on the completing I/O thread. A callback given to WhenSet
 //    runs inline in Set (on the I/O thread): it must be short and never block.
 //  - At most one WhenSet callback is registered at a time (its owner registers again only after it ran).
+//  - Set throws nothing (it ends a read's completion): a WhenSet callback that throws is logged, its wake-up left pending.
 using System.Threading.Tasks.Sources;
 
 namespace Garnet.storage.Store;
@@ -44,7 +45,15 @@ public sealed class IoWakeup : IValueTaskSource
         }
         if (completeCore) _core.SetResult(true);
         extra?.TrySetResult();
-        callback?.Invoke();
+        if (callback is null) return;
+        try { callback(); }
+        catch (Exception ex)
+        {
+            // Set runs at the end of a read's completion, which must not throw (PendingRead). The wake-up stays pending:
+            // the owner's next look at its reads finds them done.
+            Util.StorageFaults.Report("a disk read's wake-up", ex);
+            lock (_gate) _signaled = true;
+        }
     }
 
     /// <summary>Runs callback at the next Set, inline on the thread that calls it (short, never blocking): true. False

@@ -22,7 +22,7 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
     private enum OpKind { Read, Upsert, Rmw, Delete, Prefetch }
 
     /// <summary>An operation waiting for the disk; it is its own device read (reused, so a read allocates nothing).</summary>
-    private sealed class PendingOp(StoreSession<TInput, TOutput, TFunctions> owner) : Devices.BufferedDeviceRead
+    private sealed class PendingOp(StoreSession<TInput, TOutput, TFunctions> owner) : PendingRead
     {
         public OpKind Kind;
         private byte[] _key = [];     // kept from op to op (grown as keys need)
@@ -54,10 +54,8 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         public long EntryAddress;
         public long FirstDiskAddress; // where the in-memory chain left for the disk
         public long DiskAddress;
-        public volatile bool ReadDone;
         public int RecordLength;      // bytes of the record read, at Data (0: none)
         public bool WholeRecordRead;  // the read in flight is the second, of the whole record
-        public Exception? Error;
         public object? Object;        // the object of the record read (once ObjectLoaded)
         public bool ObjectLoaded;
         public Action<object?, Exception?>? OnObject;
@@ -965,24 +963,27 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
         op.RecordLength = 0;
         op.Object = null;
         op.ObjectLoaded = false;
-        op.ReadDone = false;
         op.WholeRecordRead = false;
+        int ticket = op.Begin();
         try { _log.Device.StartRead(op.DiskAddress, StoreIo.FirstReadLength(_log, op.DiskAddress), op); }
         catch (Exception ex)
         {
             // Not started (a segment that cannot be opened, the readers disposed): the op completes with the failure, so
             // CompletePending reports it instead of waiting for a read that never comes.
-            op.RecordLength = 0;
-            op.Error = ex;
-            op.ReadDone = true;
-            _ioSignal.Set();
+            EndRead(op, ticket, ex);
         }
     }
 
+    /// <summary>Injection points inside the store's completion of an op's read: the record (the object) is in, the op not
+    /// yet ended.</summary>
+    internal const string ContinuationFault = "disk-read-continuation", ObjectContinuationFault = "object-read-continuation";
+
     /// <summary>On the reader's thread (short, never blocking): the first read covered the rest of the record's 4 KB
-    /// block, which mostly holds the whole record; a longer record is read again whole. Then the op is done.</summary>
+    /// block, which mostly holds the whole record; a longer record is read again whole. Then the op is done. Whatever
+    /// throws here ends the read as failed (PendingRead): the op's request gets an error, never no reply.</summary>
     private void OnRecordRead(PendingOp op, int bytes, Exception? error)
     {
+        int ticket = op.Ticket;
         try
         {
             if (error is null && bytes > 0)
@@ -996,40 +997,71 @@ public sealed unsafe class StoreSession<TInput, TOutput, TFunctions> : IDisposab
                     int untilPageEnd = _log.PageSize - (int)(op.DiskAddress & (_log.PageSize - 1));
                     if (total > bytes && total <= untilPageEnd)
                     {
+                        // The same read goes on (same ticket); its completion ends it. If StartRead throws, it did not
+                        // start: the catch below ends the read.
                         op.WholeRecordRead = true;
                         _log.Device.StartRead(op.DiskAddress, total, op);
                         return;
                     }
                 }
             }
+            Util.StorageFaults.Hit(ContinuationFault);
+            if (!op.TryEnd(ticket)) return;
             op.RecordLength = error is null ? bytes : 0;
             op.Error = error;
+            MarkDone(op);
         }
-        catch (Exception ex)
-        {
-            op.RecordLength = 0;
-            op.Error = ex;
-        }
-        op.ReadDone = true;
-        _ioSignal.Set();
+        catch (Exception ex) { FailRead(op, ticket, ex); }
     }
 
     /// <summary>The record found on disk holds an object: read its bytes from the object log and deserialize them.</summary>
     private void IssueObjectRead(PendingOp op, long address, int length)
     {
-        op.ReadDone = false;
+        op.Begin();
         op.OnObject ??= OnObjectOf(op);
         StoreIo.ReadObject(_store, address, length, op.OnObject);
     }
 
+    /// <summary>The completion of an op's object read (any thread); contained as OnRecordRead's.</summary>
     private Action<object?, Exception?> OnObjectOf(PendingOp op) => (value, error) =>
     {
-        op.Object = value;
-        op.ObjectLoaded = error is null;
+        int ticket = op.Ticket;
+        try
+        {
+            Util.StorageFaults.Hit(ObjectContinuationFault);
+            if (!op.TryEnd(ticket)) return;
+            op.Object = value;
+            op.ObjectLoaded = error is null;
+            op.Error = error;
+            MarkDone(op);
+        }
+        catch (Exception ex) { FailRead(op, ticket, ex); }
+    };
+
+    /// <summary>Ends the read of ticket with error (no record), unless it has ended already.</summary>
+    private void EndRead(PendingOp op, int ticket, Exception error)
+    {
+        if (!op.TryEnd(ticket)) return;
+        op.RecordLength = 0;
+        op.Object = null;
+        op.ObjectLoaded = false;
         op.Error = error;
+        MarkDone(op);
+    }
+
+    /// <summary>A read's completion threw: logged, and the read ends as failed unless the completion had ended it.</summary>
+    private void FailRead(PendingOp op, int ticket, Exception ex)
+    {
+        Util.StorageFaults.Report("a disk read's completion (its operation fails)", ex);
+        EndRead(op, ticket, ex);
+    }
+
+    /// <summary>After a winning TryEnd and the outcome: the op is done; its session's waiter is woken. Throws nothing.</summary>
+    private void MarkDone(PendingOp op)
+    {
         op.ReadDone = true;
         _ioSignal.Set();
-    };
+    }
 
     /// <summary>Ops kept for reuse keep a read buffer of at most this many bytes.</summary>
     private const int KeptReadBuffer = 64 << 10;

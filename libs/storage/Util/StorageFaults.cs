@@ -2,8 +2,10 @@
 // completion on a reader or io_uring thread, a page flush's completion, a delayed action, an index split on the thread
 // pool). Reported here (logged by the server) instead of ending the process.
 // Invariants:
-//  - Report never throws. What the failed callback was to do is not retried: a read whose completion failed leaves its
-//    request without a reply (its client can close it; CLIENT KILL and timeout do), the process and other clients go on.
+//  - Report never throws. What the failed callback was to do is not retried by Complete: a failure before the completion
+//    ran fails its operation (fail), one inside it is only reported. So a completion that answers a request contains its
+//    own failures and ends its operation once (the store's op reads: PendingRead; the index split: HashIndexGrowth.cs);
+//    the process and other clients go on.
 //  - Inject is a test seam (null outside tests): called with a point's name where a fault can be injected.
 namespace Garnet.storage.Util;
 
