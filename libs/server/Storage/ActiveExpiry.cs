@@ -8,6 +8,7 @@
 // Records already on disk take no memory; compaction deletes the expired ones there (LogCompaction). Each key deleted here
 // is reported to StoreHost.ExpiryListener (keyspace notifications' "expired").
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
 
@@ -75,6 +76,7 @@ internal sealed class ActiveExpiry : IDisposable
 /// tombstones).</summary>
 internal readonly struct ExpiredKeyCollector(List<byte[]> into, long nowMs) : IRecordVisitor
 {
+    [MethodImpl(MethodImplOptions.AggressiveInlining)] // into the walk's loop: a call per record costs ~20% of the walk
     public void Visit(in WalkedRecord record)
     {
         if (record.HasExpiration && record.Expiration <= nowMs) into.Add(record.Key.ToArray());

@@ -11,6 +11,7 @@
 //    size, which never changes once written. A page ends at its first header without Present, at a size that does not fit
 //    what is left of the page, or with fewer than HeaderSize bytes left; the walk goes on at the next page start.
 //  - Every step costs one unit of maxSteps: a record visited, a record skipped, or the end of a page crossed.
+//  - A page's frame is looked up once, when the walk enters the page (it cannot change while the epoch is held).
 //  - The visitor sees one record at a time (WalkedRecord, valid only during Visit), runs under epoch protection, and
 //    must not block, keep pointers, or call into the store. Nothing is locked: the key and header fields are read as
 //    they are (a record's key never changes; its expiration may be changed in place, read whole, old or new).
@@ -63,7 +64,8 @@ public readonly unsafe ref struct WalkedRecord
 }
 
 /// <summary>Called by a walk for each record that is neither Invalid nor a tombstone. Implement it on a struct: the walk is
-/// specialized for it, so a visit is a direct (inlinable) call.</summary>
+/// specialized for it, so a visit is a direct call, inlined into the loop when small (AggressiveInlining on a hot Visit:
+/// a call per record was ~20% of active expiry's walk).</summary>
 public interface IRecordVisitor
 {
     void Visit(in WalkedRecord record);
@@ -104,12 +106,20 @@ public static unsafe class InMemoryRecordWalker
             end = Math.Min(end, log.TailAddress);
             if (cursor < head || (wrap && cursor >= end)) cursor = Math.Max(head, HybridLog.FirstValidAddress);
             int steps = 0;
+            long pageStart = 0, pageEnd = 0;
+            byte* frame = null;
             while (steps < maxSteps && cursor < end)
             {
                 steps++;
-                long pageEnd = log.PageStart(log.PageOf(cursor) + 1);
+                if (cursor >= pageEnd)
+                {
+                    // A new page: its frame is fixed while the walk holds the epoch, so it is looked up once.
+                    pageStart = log.PageStart(log.PageOf(cursor));
+                    pageEnd = pageStart + log.PageSize;
+                    frame = log.GetPhysical(pageStart);
+                }
                 if (pageEnd - cursor < RecordLayout.HeaderSize) { cursor = pageEnd; continue; }
-                byte* r = log.GetPhysical(cursor);
+                byte* r = frame + (cursor - pageStart);
                 if (!RecordLayout.IsPresent(r)) { cursor = pageEnd; continue; }
                 int size = RecordLayout.TotalSize(r);
                 if (size <= 0 || size > pageEnd - cursor) { cursor = pageEnd; continue; }
