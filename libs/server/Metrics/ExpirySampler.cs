@@ -1,7 +1,8 @@
 // ExpirySampler: estimates INFO's avg_ttl (per database) and expired_stale_perc from a bounded sample of the records in
 // memory, as Redis estimates them from the keys its expiry cycle samples. Each call walks at most RecordBudget records
-// of the in-memory log, from where the previous call stopped (wrapping at the tail), and looks at those with an
-// expiration: not yet expired ones give the TTLs averaged per database, expired ones the stale percentage.
+// of the in-memory log (InMemoryRecordWalker.Resume), from where the previous call stopped (wrapping at the tail), and
+// looks at those with an expiration: not yet expired ones give the TTLs averaged per database, expired ones the stale
+// percentage.
 // Invariants:
 //  - Cost is bounded: one epoch barrier plus at most RecordBudget record headers read under epoch protection. Nothing
 //    is written to the store.
@@ -11,12 +12,11 @@
 //    sealed may still count: it is an estimate.
 using System.Runtime.CompilerServices;
 using Garnet.server.Storage;
-using Garnet.storage.Log;
 using Garnet.storage.Store;
 
 namespace Garnet.server.Metrics;
 
-public sealed unsafe class ExpirySampler
+public sealed class ExpirySampler
 {
     public const int RecordBudget = 50_000;
 
@@ -43,55 +43,33 @@ public sealed unsafe class ExpirySampler
                 _stalePercent = 0;
                 return new Estimate(new Dictionary<int, long>(), 0);
             }
-            long end = store.Log.TailAddress;
-            // Records below `end` are completely written once every operation in flight now has finished.
-            if (!store.WaitForOperationsInFlight(TimeSpan.FromSeconds(1)))
+            if (!InMemoryRecordWalker.TryGetWrittenEnd(store, TimeSpan.FromSeconds(1), out long end))
                 return new Estimate(new Dictionary<int, long>(_avgTtlByPhysicalId), _stalePercent);
-            var sums = new Dictionary<int, (double sum, long count)>();
-            long withTtl = 0, expired = 0;
-            _cursor = Walk(store, _cursor, end, RecordBudget, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(), sums, ref withTtl, ref expired);
-            foreach (var (id, (sum, count)) in sums) _avgTtlByPhysicalId[id] = (long)(sum / count);
-            if (withTtl > 0) _stalePercent = expired * 100.0 / withTtl;
+            var tally = new TtlTally(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
+            _cursor = InMemoryRecordWalker.Resume(store, _cursor, end, RecordBudget, ref tally).Cursor;
+            foreach (var (id, (sum, count)) in tally.Sums) _avgTtlByPhysicalId[id] = (long)(sum / count);
+            if (tally.WithTtl > 0) _stalePercent = tally.Expired * 100.0 / tally.WithTtl;
             return new Estimate(new Dictionary<int, long>(_avgTtlByPhysicalId), _stalePercent);
         }
     }
 
-    private static long Walk(KVStore store, long cursor, long end, int budget, long nowMs,
-        Dictionary<int, (double sum, long count)> sums, ref long withTtl, ref long expired)
+    /// <summary>Adds up the records with an expiration (not sealed, with a database prefix): live TTLs per database,
+    /// and how many have expired. The walk leaves out invalid records and tombstones.</summary>
+    private struct TtlTally(long nowMs) : IRecordVisitor
     {
-        var log = store.Log;
-        store.Epoch.Acquire();
-        try
+        public readonly Dictionary<int, (double sum, long count)> Sums = new();
+        public long WithTtl, Expired;
+
+        public void Visit(in WalkedRecord record)
         {
-            long head = log.HeadAddress;
-            if (cursor < head || cursor >= end) cursor = Math.Max(head, HybridLog.FirstValidAddress);
-            while (budget-- > 0 && cursor < end)
-            {
-                long pageEnd = log.PageStart(log.PageOf(cursor) + 1);
-                if (pageEnd - cursor < RecordLayout.HeaderSize) { cursor = pageEnd; continue; }
-                byte* r = log.GetPhysical(cursor);
-                if (!RecordLayout.IsPresent(r)) { cursor = pageEnd; continue; }
-                int size = RecordLayout.TotalSize(r);
-                if (size <= 0 || size > pageEnd - cursor) { cursor = pageEnd; continue; }
-                ulong info = Volatile.Read(ref RecordLayout.Info(r));
-                if ((info & (RecordInfo.Invalid | RecordInfo.Tombstone | RecordInfo.Sealed)) == 0 && RecordLayout.HasExpiration(r)
-                    && RecordLayout.KeyLength(r) >= 2)
-                {
-                    withTtl++;
-                    long ttl = RecordLayout.Expiration(r) - nowMs;
-                    if (ttl <= 0) expired++;
-                    else
-                    {
-                        var key = RecordLayout.Key(r);
-                        int id = (key[0] << 8) | key[1];
-                        sums.TryGetValue(id, out var s);
-                        sums[id] = (s.sum + ttl, s.count + 1);
-                    }
-                }
-                cursor += size;
-            }
-            return cursor;
+            if (record.IsSealed || !record.HasExpiration || record.KeyLength < 2) return;
+            WithTtl++;
+            long ttl = record.Expiration - nowMs;
+            if (ttl <= 0) { Expired++; return; }
+            var key = record.Key;
+            int id = (key[0] << 8) | key[1];
+            Sums.TryGetValue(id, out var s);
+            Sums[id] = (s.sum + ttl, s.count + 1);
         }
-        finally { store.Epoch.Release(); }
     }
 }
