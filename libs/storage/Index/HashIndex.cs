@@ -16,6 +16,8 @@
 //    While Splitting, an op first makes sure the chunk of old buckets its hash maps to is split (splitting it
 //    itself or waiting for the thread that is), then uses only the new table. The old table is freed by an epoch
 //    action once nobody can hold a slot in it. A slot must not be used after the caller's epoch refreshes.
+//  - Reset (the store's Clear, with no writer running) puts a fresh table of the initial size in place; the old table
+//    and its overflow buckets are given back by an epoch action, as after a growth, so a reader still walking them is safe.
 //  - Doubling a table of 2^16 to 2^29 buckets splits on a tag bit, so each entry moves whole to one half
 //    (SplitBucketByTag). A smaller table's split traces each record chain (in memory) to find, for each half, the
 //    newest record that hashes there; a chain that reaches the disk tier before both halves are found gives both
@@ -83,6 +85,7 @@ public sealed unsafe class HashIndex : IDisposable
     }
 
     private volatile Table _current;
+    private readonly long _initialBuckets;
     private volatile Growth? _growth;   // non-null from Prepare until the split is finished
     private int _growing;
     private readonly EpochProtection? _epoch;
@@ -111,6 +114,7 @@ public sealed unsafe class HashIndex : IDisposable
     {
         if (buckets < 1 || !BitOperations.IsPow2(buckets)) throw new ArgumentException("bucket count must be a power of two", nameof(buckets));
         _current = new Table(buckets);
+        _initialBuckets = buckets;
         _tableBuckets = _current.Size;
         _epoch = epoch;
         _tracer = tracer;
@@ -573,23 +577,51 @@ public sealed unsafe class HashIndex : IDisposable
         if (!byTag) Volatile.Write(ref _unlinkFloor, TailAddress?.Invoke() ?? long.MaxValue); // before growing = 0 (read in that order)
         Volatile.Write(ref _growing, 0);
         // Free the old table (and give back its overflow buckets) once no op can still hold a slot in it.
-        _epoch!.BumpCurrentEpoch(() =>
+        _epoch!.BumpCurrentEpoch(() => FreeTable(old));
+    }
+
+    /// <summary>Frees a table no op can hold a slot in any more, and gives back its overflow buckets (their memory pages
+    /// too, where no bucket of them is in use).</summary>
+    private void FreeTable(Table old)
+    {
+        // Returned while walking (no list of them: a large table's would be megabytes of garbage).
+        for (long i = 0; i < old.Size; i++)
         {
-            // Returned while walking (no list of them: a large table's would be megabytes of garbage).
-            for (long i = 0; i < old.Size; i++)
+            ulong link = old.Buckets[i].Words[EntriesPerBucket];
+            while (link != 0)
             {
-                ulong link = old.Buckets[i].Words[EntriesPerBucket];
-                while (link != 0)
-                {
-                    ulong next = Overflow(link)->Words[EntriesPerBucket];
-                    ReturnOverflow(link);
-                    link = next;
-                }
+                ulong next = Overflow(link)->Words[EntriesPerBucket];
+                ReturnOverflow(link);
+                link = next;
             }
-            old.Free();
-            Interlocked.Add(ref _tableBuckets, -old.Size);
-            DiscardFreePages();
-        });
+        }
+        old.Free();
+        Interlocked.Add(ref _tableBuckets, -old.Size);
+        DiscardFreePages();
+    }
+
+    /// <summary>
+    /// Empties the index: a fresh table of the initial size replaces the current one, which is freed (with its overflow
+    /// buckets) once no op can still hold a slot in it. A growth in progress is waited for first. The caller makes sure no
+    /// writer runs (KVStore.Clear pauses them) and holds no epoch protection. A reader or a second-chance copy still
+    /// working on the old table finds its entries or loses its CAS there; nothing it does reaches the new table.
+    /// </summary>
+    public void Reset()
+    {
+        var spin = new SpinWait();
+        while (Interlocked.CompareExchange(ref _growing, 1, 0) != 0)
+        {
+            _epoch?.WaitForPendingActions(TimeSpan.FromMilliseconds(1));
+            spin.SpinOnce(-1);
+        }
+        var old = _current;
+        var fresh = new Table(_initialBuckets);
+        Interlocked.Add(ref _tableBuckets, fresh.Size);
+        _current = fresh;
+        Interlocked.Exchange(ref _entriesCreated, 0);
+        Volatile.Write(ref _growing, 0);
+        if (_epoch is null) FreeTable(old);
+        else _epoch.BumpCurrentEpoch(() => FreeTable(old));
     }
 
     /// <summary>
