@@ -181,6 +181,11 @@ public sealed class Checkpointer : IDisposable
         catch (Exception ex) { _logger.LogError(ex, "Checking the save rules failed"); }
     }
 
+    private long _retaken;
+    /// <summary>Checkpoint files dropped unpublished because a FLUSHALL cleared the store while they were written (each
+    /// was taken again).</summary>
+    public long Retaken => Interlocked.Read(ref _retaken);
+
     /// <summary>Attempts before a checkpoint overtaken by flushes each time gives up.</summary>
     private const int AttemptsAgainstFlushes = 3;
 
@@ -192,6 +197,7 @@ public sealed class Checkpointer : IDisposable
         for (int attempt = 1; ; attempt++)
         {
             if (await TryWriteCheckpointAsync(reason).ConfigureAwait(false)) return;
+            Interlocked.Increment(ref _retaken);
             if (attempt == AttemptsAgainstFlushes)
                 throw new IOException($"the store was flushed while the checkpoint was written, {AttemptsAgainstFlushes} times in a row");
             _logger.LogInformation("Checkpoint ({Reason}): the store was flushed while it was written; taking it again", reason);
