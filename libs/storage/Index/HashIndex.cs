@@ -619,6 +619,7 @@ public sealed unsafe class HashIndex : IDisposable
         Interlocked.Add(ref _tableBuckets, fresh.Size);
         _current = fresh;
         Interlocked.Exchange(ref _entriesCreated, 0);
+        Volatile.Write(ref _wantedBytes, 0); // a doubling of the old table put off for room is not wanted any more
         Volatile.Write(ref _growing, 0);
         if (_epoch is null) FreeTable(old);
         else _epoch.BumpCurrentEpoch(() => FreeTable(old));
