@@ -77,6 +77,53 @@ public class FlushMemoryTests
         AssertEmptiedAndUsable(c, "key:");
     }
 
+    [Test, CancelAfter(60_000)]
+    public void FlushallWhileClientsWriteAndReadKeepsDbsizeEqualToTheKeysThere()
+    {
+        // A small budget: reads and writes go to disk (pending operations) while the store is cleared under them.
+        using var server = new TestServer(o => o.Memory = "16mb");
+        using (var c = server.Client(60_000)) Load(c, "seed:", 200_000);
+        var stop = new CancellationTokenSource();
+        var errors = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        var clients = Enumerable.Range(0, 4).Select(t => Task.Run(() =>
+        {
+            using var c = server.Client(60_000);
+            var rnd = new Random(t);
+            while (!stop.IsCancellationRequested)
+            {
+                string key = rnd.Next(3) == 0 ? $"seed:{rnd.Next(200_000):D7}" : $"k{t}:{rnd.Next(5000)}";
+                var reply = (rnd.Next(6)) switch
+                {
+                    0 or 1 => c.Execute("GET", key),
+                    2 => c.Execute("SET", key, new string('v', rnd.Next(1, 200))),
+                    3 => c.Execute("DEL", key),
+                    4 => c.Execute("INCR", $"n{t}:{rnd.Next(100)}"),
+                    _ => c.Execute("MGET", key, $"k{t}:{rnd.Next(5000)}", $"seed:{rnd.Next(200_000):D7}"),
+                };
+                if (reply.IsError) errors.Enqueue(reply.Text!);
+            }
+        })).ToArray();
+        using (var c = server.Client(60_000))
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                Thread.Sleep(100);
+                RespAssert.Simple(c.Execute("FLUSHALL"), "OK");
+            }
+            Thread.Sleep(300); // writes after the last clear too
+            stop.Cancel();
+            Task.WaitAll(clients);
+            Assert.That(errors, Is.Empty);
+            long dbsize = c.Execute("DBSIZE").Integer;
+            long keys = c.Execute("KEYS", "*").Elements!.Length;
+            TestContext.Out.WriteLine($"after 20 FLUSHALLs under load: DBSIZE {dbsize}, KEYS {keys}");
+            Assert.That(dbsize, Is.EqualTo(keys), "the key count stayed exact across the clears");
+            Assert.That(keys, Is.GreaterThan(100), "the clients wrote after the last clear");
+            RespAssert.Simple(c.Execute("FLUSHALL"), "OK");
+            RespAssert.Integer(c.Execute("DBSIZE"), 0);
+        }
+    }
+
     [Test]
     public void FlushdbWithKeysInAnotherDatabaseKeepsThemAndDeletesItsOwnInTheBackground()
     {
