@@ -34,9 +34,10 @@ internal static class StoreClear
             }
             finally { store.ResumeWrites(); }
         }
-        // The head moves as the dropped pages count as flushed (epoch actions): run them now, so their frames are given back
-        // before this returns unless a page write was under way (then it happens when that write completes).
-        store.Epoch.WaitForPendingActions(TimeSpan.FromMilliseconds(100));
+        // The head moves as the dropped pages count as flushed (epoch actions): run what is due now (one pass, no wait:
+        // the caller holds every key lock), so the frames are mostly given back before this returns; the rest follows as
+        // other threads refresh, or when a page write that was under way completes.
+        store.Epoch.WaitForPendingActions(TimeSpan.Zero);
     }
 
     /// <summary>Returns once every thread that was inside an operation has left it (this thread holds no protection).</summary>
