@@ -8,6 +8,8 @@
 //  - One checkpoint at a time. A file is written under a temporary name, fsynced, then renamed into place and the
 //    directory fsynced: a checkpoint.<n>.rdb on disk is always complete (its CRC says so too).
 //  - The newest Keep checkpoints are kept; older ones are deleted only after a newer one is durable.
+//  - A FLUSHALL that clears the store while a file is written (its records below the cut are gone) makes that file
+//    incomplete: it is deleted unpublished and the checkpoint is taken again, after the flush.
 using Garnet.server.Storage;
 using Garnet.storage.Store;
 using Microsoft.Extensions.Logging;
@@ -179,7 +181,31 @@ public sealed class Checkpointer : IDisposable
         catch (Exception ex) { _logger.LogError(ex, "Checking the save rules failed"); }
     }
 
+    private long _retaken;
+    /// <summary>Checkpoint files dropped unpublished because a FLUSHALL cleared the store while they were written (each
+    /// was taken again).</summary>
+    public long Retaken => Interlocked.Read(ref _retaken);
+
+    /// <summary>Attempts before a checkpoint overtaken by flushes each time gives up.</summary>
+    private const int AttemptsAgainstFlushes = 3;
+
     private async Task WriteCheckpointAsync(string reason)
+    {
+        // A FLUSHALL that empties the store (KVStore.Clear) while the file is written takes the records below the cut
+        // with it: that file would hold part of the keys. It is dropped, and the checkpoint is taken again of the state
+        // after the flush (a later state, as a checkpoint started then would have).
+        for (int attempt = 1; ; attempt++)
+        {
+            if (await TryWriteCheckpointAsync(reason).ConfigureAwait(false)) return;
+            Interlocked.Increment(ref _retaken);
+            if (attempt == AttemptsAgainstFlushes)
+                throw new IOException($"the store was flushed while the checkpoint was written, {AttemptsAgainstFlushes} times in a row");
+            _logger.LogInformation("Checkpoint ({Reason}): the store was flushed while it was written; taking it again", reason);
+        }
+    }
+
+    /// <summary>Writes one checkpoint; false (nothing published) when the store was cleared before the file was complete.</summary>
+    private async Task<bool> TryWriteCheckpointAsync(string reason)
     {
         var store = _host.Store;
         var locks = _host.Locks;
@@ -229,6 +255,7 @@ public sealed class Checkpointer : IDisposable
         for (int db = 0; db < mapping.Length; db++) dbOf[mapping[db]] = db;
         var serializer = new ServerObjectSerializer(_host.StreamSpill); // spilled stream blocks are read from the store's file
         long keys, bytes;
+        bool overtaken = false;
         try
         {
             using (var writer = new RdbFileWriter(temporary))
@@ -266,6 +293,13 @@ public sealed class Checkpointer : IDisposable
                             }
                         }
                     }
+                    overtaken = it.OvertakenByClear;
+                }
+                if (overtaken)
+                {
+                    writer.Dispose();
+                    File.Delete(temporary);
+                    return false;
                 }
                 writer.Finish();
                 keys = writer.Keys;
@@ -298,6 +332,7 @@ public sealed class Checkpointer : IDisposable
         LastFile = final;
         Saves++;
         _logger.LogInformation("Checkpoint {File} written ({Reason}): {Keys} keys, {Bytes} bytes", Path.GetFileName(final), reason, keys, bytes);
+        return true;
     }
 
     public void Dispose()

@@ -4,6 +4,9 @@
 //    which maps to a physical id. SWAPDB swaps two mappings; FLUSHDB gives the database a fresh id at once and
 //    deletes the old id's keys in the background. Nothing else writes the mapping, and always under _mapLock and with
 //    every key lock held by the caller (KeyLocks.EnterAll), so no keyed command runs across a remapping.
+//  - A flush that leaves no key anywhere (FLUSHALL, or FLUSHDB of the only database with keys) clears the whole store
+//    instead (KVStore.Clear: the log restarts at a fresh page, its memory and segment files are given back, the index
+//    shrinks to its initial size), under the same key locks; the mapping stays.
 //  - Per-id key counts come from the store's key classes, so DBSIZE and INFO keyspace are O(1).
 //  - At start the store is loaded from the newest readable checkpoint in --dir (Persistence/Recovery); log segment
 //    files of an earlier run are removed (they are a cache tier, not a persistence format); so is the stream spill
@@ -171,36 +174,61 @@ public sealed class StoreHost : IDisposable
         lock (_mapLock) (_physical[a], _physical[b]) = (_physical[b], _physical[a]);
     }
 
-    /// <summary>Empties database db at once (a fresh physical id); the old keys are deleted in the background.</summary>
+    /// <summary>Empties database db at once: the whole store is cleared when no other database has keys; otherwise the
+    /// database gets a fresh physical id and the old keys are deleted in the background.</summary>
     public void FlushDb(int db) => Flush([db]);
 
+    /// <summary>Empties every database at once (the store is cleared: its memory goes back to the OS).</summary>
     public void FlushAll() => Flush(Enumerable.Range(0, _physical.Length).ToArray());
 
     /// <summary>Completes when the keys of every flushed database have been deleted (FLUSHDB SYNC waits for it).</summary>
     public Task PurgeCompletion => _purge;
 
     // The caller holds every key lock (the session takes them for FLUSHDB/FLUSHALL): keyed commands in flight have
-    // finished, so none writes to a retired id afterwards.
+    // finished, so none writes to a retired id afterwards, and none runs across a clear.
     private void Flush(int[] dbs)
     {
-        var retired = new List<int>();
         lock (_mapLock)
         {
-            foreach (int db in dbs)
+            if (!NoKeysOutside(dbs))
             {
-                if (Store.LiveKeyCountOf(_physical[db]) == 0) continue;
-                if (!_freeIds.TryDequeue(out int fresh)) throw new InvalidOperationException("no free database ids: too many flushes in flight");
-                retired.Add(_physical[db]);
-                Volatile.Write(ref _physical[db], fresh);
+                RetireAndPurge(dbs);
+                return;
             }
-            if (retired.Count == 0) return;
-            var previous = _purge;
-            _purge = Task.Run(async () =>
-            {
-                await previous.ConfigureAwait(false);
-                await PurgeAsync(retired).ConfigureAwait(false);
-            });
         }
+        // Nothing would be left: drop the whole store at once rather than a tombstone per key. The memory of its pages and
+        // index goes back to the OS now; the objects their pages held become garbage, so ask for a collection too.
+        Store.Clear();
+        Garnet.common.Util.MemoryReclaimer.RequestCollection();
+    }
+
+    /// <summary>True when no database but those in dbs has a key (so flushing them leaves the store empty). Under _mapLock.</summary>
+    private bool NoKeysOutside(int[] dbs)
+    {
+        for (int db = 0; db < _physical.Length; db++)
+            if (Array.IndexOf(dbs, db) < 0 && Store.LiveKeyCountOf(_physical[db]) != 0) return false;
+        return true;
+    }
+
+    /// <summary>Gives each database of dbs that has keys a fresh id, and deletes the old ids' keys in the background. Under
+    /// _mapLock.</summary>
+    private void RetireAndPurge(int[] dbs)
+    {
+        var retired = new List<int>();
+        foreach (int db in dbs)
+        {
+            if (Store.LiveKeyCountOf(_physical[db]) == 0) continue;
+            if (!_freeIds.TryDequeue(out int fresh)) throw new InvalidOperationException("no free database ids: too many flushes in flight");
+            retired.Add(_physical[db]);
+            Volatile.Write(ref _physical[db], fresh);
+        }
+        if (retired.Count == 0) return;
+        var previous = _purge;
+        _purge = Task.Run(async () =>
+        {
+            await previous.ConfigureAwait(false);
+            await PurgeAsync(retired).ConfigureAwait(false);
+        });
     }
 
     /// <summary>Deletes every key of the retired ids, then makes the ids available again.</summary>

@@ -1,7 +1,8 @@
 // SegmentedFileDevice: the log on disk as fixed-size segment files "<dir>/<name>.<segment>".
 // Invariants:
 //  - Segment size is a multiple of the page size, so a page (and a record) never spans two files.
-//  - Files are opened lazily and kept open; a truncated segment's file is closed and deleted.
+//  - Files are opened lazily and kept open; a truncated segment's file is closed and deleted, and later writes to it
+//    are dropped.
 //  - I/O uses RandomAccess: no caller thread blocks on the disk. Reads go to DiskReaders' own threads when given (many
 //    in flight without the .NET thread pool), else to RandomAccess.ReadAsync.
 //  - Unbuffered (O_DIRECT) where the OS and file system allow it: writes must then be whole sectors from
@@ -69,6 +70,9 @@ public sealed class SegmentedFileDevice : IStorageDevice
         long segment = address >> _segmentBits;
         long offset = address & (SegmentSize - 1);
         if (offset + data.Length > SegmentSize) throw new ArgumentException("write spans a segment boundary");
+        // A write that arrives after its segment was truncated (a page flush that was under way when KVStore.Clear dropped
+        // the log) is dropped: its records are unreachable, and opening the segment again would leave a file behind.
+        if (segment < Interlocked.Read(ref _truncatedBelowSegment)) return;
         var h = Handle(segment);
         if (h.Direct && !DirectIo.IsAligned(data, offset))
             throw new ArgumentException($"unbuffered write of {data.Length} bytes at {offset} is not sector-aligned");

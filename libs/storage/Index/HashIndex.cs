@@ -18,6 +18,8 @@
 //    done again; an op whose own splits of its chunk keep failing throws IndexSplitException (HashIndexGrowth.cs).
 //    The old table is freed by an epoch action once nobody can hold a slot in it. A slot must not be used after the
 //    caller's epoch refreshes.
+//  - Reset (the store's Clear, with no writer running) puts a fresh table of the initial size in place; the old table
+//    and its overflow buckets are given back by an epoch action, as after a growth, so a reader still walking them is safe.
 //  - Doubling a table of 2^16 to 2^29 buckets splits on a tag bit, so each entry moves whole to one half
 //    (SplitBucketByTag). A smaller table's split traces each record chain (in memory) to find, for each half, the
 //    newest record that hashes there; a chain that reaches the disk tier before both halves are found gives both
@@ -85,6 +87,7 @@ public sealed unsafe partial class HashIndex : IDisposable
     }
 
     private volatile Table _current;
+    private readonly long _initialBuckets;
     private volatile Growth? _growth;   // non-null from Prepare until the split is finished
     private int _growing;
     private readonly EpochProtection? _epoch;
@@ -113,6 +116,7 @@ public sealed unsafe partial class HashIndex : IDisposable
     {
         if (buckets < 1 || !BitOperations.IsPow2(buckets)) throw new ArgumentException("bucket count must be a power of two", nameof(buckets));
         _current = new Table(buckets);
+        _initialBuckets = buckets;
         _tableBuckets = _current.Size;
         _epoch = epoch;
         _tracer = tracer;

@@ -183,6 +183,35 @@ public sealed unsafe partial class HashIndex
         });
     }
 
+    /// <summary>
+    /// Empties the index: a fresh table of the initial size replaces the current one, which is freed (with its overflow
+    /// buckets) once no op can still hold a slot in it. A growth in progress is waited for first. The caller makes sure no
+    /// writer runs (KVStore.Clear pauses them) and holds no epoch protection. A reader or a second-chance copy still
+    /// working on the old table finds its entries or loses its CAS there; nothing it does reaches the new table.
+    /// </summary>
+    public void Reset()
+    {
+        var spin = new SpinWait();
+        while (Interlocked.CompareExchange(ref _growing, 1, 0) != 0)
+        {
+            _epoch?.WaitForPendingActions(TimeSpan.FromMilliseconds(1));
+            spin.SpinOnce(-1);
+        }
+        var old = _current;
+        var fresh = new Table(_initialBuckets);
+        Interlocked.Add(ref _tableBuckets, fresh.Size);
+        _current = fresh;
+        Interlocked.Exchange(ref _entriesCreated, 0);
+        Volatile.Write(ref _wantedBytes, 0); // a doubling of the old table put off for room is not wanted any more
+        Volatile.Write(ref _growing, 0);
+        if (_epoch is null) FreeOldTable(old);
+        else _epoch.BumpCurrentEpoch(() =>
+        {
+            try { FreeOldTable(old); }
+            catch (Exception ex) { Util.StorageFaults.Report("the hash index's freeing of its old table", ex); }
+        });
+    }
+
     /// <summary>The log's tail once a traced split is done (the unlink floor); long.MaxValue, which lets nothing be
     /// unlinked, when it cannot be read.</summary>
     private long TailAfterGrowth()

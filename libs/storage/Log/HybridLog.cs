@@ -14,6 +14,8 @@
 //    it (or puts the tail back when the next frame is not free yet). Others get 0 (retry after Refresh).
 //  - Bytes of a page after its last record are zero: a record header of 0 ends the page for scans.
 //  - Address 0 is never a record (the first page starts at FirstValidAddress).
+//  - A page wholly below BeginAddress is never read again: its flush is skipped (it counts as flushed at once, and a
+//    failed write of it counts as done), and its frame is given back when the page closes, not kept for reuse.
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -239,6 +241,13 @@ public sealed unsafe class HybridLog : IDisposable
 
     private void FlushPage(long page)
     {
+        if (IsDropped(page))
+        {
+            // Nothing reads it again (KVStore.Clear moved the begin past it): no write, and it may leave memory at once.
+            OnFlushSucceeded(page);
+            OnPageFlushed(page);
+            return;
+        }
         Interlocked.Increment(ref _pendingFlushes);
         byte* frame = _frames[FrameOfPage(page)];
         var memory = new UnmanagedMemory(frame, PageSize).Memory;
@@ -246,7 +255,7 @@ public sealed unsafe class HybridLog : IDisposable
         {
             // A page that failed to reach the device is not flushed: it stays in memory (never evicted) and its write is
             // retried until it succeeds (e.g. once disk space is back). Meanwhile DeviceFailing is true.
-            if (error is not null) OnFlushFailed(page, error);
+            if (error is not null && !IsDropped(page)) OnFlushFailed(page, error); // a dropped page's segment may be gone
             else
             {
                 OnFlushSucceeded(page);
@@ -255,6 +264,9 @@ public sealed unsafe class HybridLog : IDisposable
             Interlocked.Decrement(ref _pendingFlushes);
         });
     }
+
+    /// <summary>True when page lies wholly below BeginAddress (its records are unreachable).</summary>
+    private bool IsDropped(long page) => PageStart(page + 1) <= BeginAddress;
 
     private readonly HashSet<long> _failedPages = new();
 
@@ -361,21 +373,25 @@ public sealed unsafe class HybridLog : IDisposable
         MonotonicUpdate(ref _closedUntilAddress, address, out _);
     }
 
+    private long _framesDroppedBelowPage; // frames of closed pages below this page that lay below BeginAddress are freed
+
     /// <summary>
-    /// Over the budget (others grew): gives back frames that hold no page in memory (their page is closed: no thread
-    /// can read it) instead of keeping them for reuse, oldest page first, until the allocated frames fit AllowedPages.
+    /// Gives back frames that hold no page in memory (their page is closed: no thread can read it) instead of keeping them
+    /// for reuse: every frame whose page lies below BeginAddress (a Clear dropped it), and, over the budget (others grew),
+    /// the oldest others until the allocated frames fit AllowedPages.
     /// </summary>
     /// <remarks>closedUntil: pages below it are closed (ClosedUntilAddress, or the address ClosePages is closing to).</remarks>
     private void TrimIdleFrames(long closedUntil)
     {
         int allowed = AllowedPages;
-        if (Volatile.Read(ref _allocatedFrames) <= allowed) return;
+        long closedPage = PageOf(closedUntil); // pages strictly below are closed
+        long droppedBelow = Math.Min(PageOf(BeginAddress), closedPage); // pages strictly below are closed and dropped
+        if (Volatile.Read(ref _allocatedFrames) <= allowed && droppedBelow <= Volatile.Read(ref _framesDroppedBelowPage)) return;
         lock (_frameLock)
         {
-            long closedPage = PageOf(closedUntil); // pages strictly below are closed
-            for (long p = closedPage - BufferPages; p < closedPage && Volatile.Read(ref _allocatedFrames) > allowed; p++)
+            for (long p = Math.Max(0, closedPage - BufferPages); p < closedPage; p++)
             {
-                if (p < 0) continue;
+                if (p >= droppedBelow && Volatile.Read(ref _allocatedFrames) <= allowed) break;
                 int frame = FrameOfPage(p);
                 if (_frames[frame] == null || Volatile.Read(ref _framePage[frame]) != p) continue;
                 PageMemory.Free(_frames[frame], PageSize);
@@ -383,7 +399,15 @@ public sealed unsafe class HybridLog : IDisposable
                 Volatile.Write(ref _framePage[frame], -1);
                 Interlocked.Decrement(ref _allocatedFrames);
             }
+            if (droppedBelow > _framesDroppedBelowPage) Volatile.Write(ref _framesDroppedBelowPage, droppedBelow);
         }
+    }
+
+    /// <summary>Runs action while no page closes (PagesClosing cannot run meanwhile): KVStore.Clear resets the key counts
+    /// this way, so a count-out of evicted keys (null device) lands wholly before the reset or sees the cleared index.</summary>
+    internal void WhilePagesCannotClose(Action action)
+    {
+        lock (_closeLock) action();
     }
 
     /// <summary>

@@ -181,8 +181,9 @@ public sealed unsafe class KVStore : IDisposable
         StoreIo.TakeSnapshotPoint(this, onCut, cancellation);
 
     internal SemaphoreSlim SnapshotLock => _snapshotLock;
-    internal void PauseWrites() => Interlocked.Exchange(ref _writesPaused, 1);
-    internal void ResumeWrites() => Volatile.Write(ref _writesPaused, 0);
+    // A count: a snapshot and a Clear may pause writes at the same time.
+    internal void PauseWrites() => Interlocked.Increment(ref _writesPaused);
+    internal void ResumeWrites() => Interlocked.Decrement(ref _writesPaused);
 
     /// <summary>With writes paused and drained: closes the tail page, makes everything below read-only, names the cut.</summary>
     internal SnapshotPoint CutWhilePaused()
@@ -225,6 +226,37 @@ public sealed unsafe class KVStore : IDisposable
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Epoch.BumpCurrentEpoch(() => done.TrySetResult());
         return StoreIo.WaitForBarrier(Epoch, done.Task);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Clear (drop every key at once)
+    // ------------------------------------------------------------------------------------------------------
+
+    private long _clears;
+
+    /// <summary>Times Clear has run. An iterator started before a Clear that ended after it has seen part of the keys at
+    /// most (KeyIterator.OvertakenByClear).</summary>
+    public long Clears => Interlocked.Read(ref _clears);
+
+    /// <summary>
+    /// Drops every key at once, as if each had been deleted, without writing anything: the log's begin moves to the tail
+    /// (the next write starts a fresh page), the pages below leave memory without being flushed and their frames go back
+    /// to the OS, the segment files below are deleted, the index is replaced by an empty one of its initial size, and the
+    /// key counts are zero. Safe while operations run: writes wait for it (as for a snapshot); a read that began before
+    /// it may still return what it found. Blocks for two epoch barriers; the caller must not hold epoch protection.
+    /// </summary>
+    public void Clear() => StoreClear.Run(this);
+
+    internal void CountClear() => Interlocked.Increment(ref _clears);
+    internal object ClearLock { get; } = new();
+
+    /// <summary>Every key count to zero (Clear, with writes paused and drained).</summary>
+    internal void ZeroKeyCounts()
+    {
+        Interlocked.Exchange(ref _liveKeys, 0);
+        Interlocked.Exchange(ref _expiringKeys, 0);
+        if (_classLive is not null) Array.Clear(_classLive);
+        if (_classExpiring is not null) Array.Clear(_classExpiring);
     }
 
     // ------------------------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@
 //    epoch barrier following the registration, so no writer that missed the registration can be left writing.
 //    Between two iterator objects resuming one iteration, that promise does not hold: keys can then be missed
 //    only if they were replaced meanwhile by a copy at or above End.
+//  - A KVStore.Clear after the iterator began drops every record below End (the cut is at or above the tail): the
+//    iteration ends at the next batch (OvertakenByClear tells a caller that needed every key of the start, such as a
+//    checkpoint, that it did not get them).
 using Garnet.storage.Log;
 
 namespace Garnet.storage.Store;
@@ -34,10 +37,13 @@ public sealed class KeyIterator : IDisposable
 
     ~KeyIterator() => Dispose(); // an abandoned iterator must not keep writers from unlinking for ever
 
+    private readonly long _clearsAtStart;
+
     public KeyIterator(KVStore store, long startAddress = 0, long endAddress = 0)
     {
         _store = store;
         _log = store.Log;
+        _clearsAtStart = store.Clears;
         store.IteratorStarted();
         _registered = 1;
         EpochBarrier();
@@ -76,6 +82,10 @@ public sealed class KeyIterator : IDisposable
 
     public bool Done => Cursor >= End;
 
+    /// <summary>The store was cleared after this iterator began: the records below End are gone, so the iteration yielded
+    /// only part of them (or none) and ends.</summary>
+    public bool OvertakenByClear => _store.Clears != _clearsAtStart;
+
     private void WaitForWritersBelowEnd()
     {
         if (_ready) return;
@@ -109,36 +119,49 @@ public sealed class KeyIterator : IDisposable
         int target = batch.Count + max;
         for (int pages = 0; batch.Count < target && Cursor < End && pages < maxPages; pages++)
         {
-            long page = _log.PageOf(Cursor);
-            long pageEnd = Math.Min(_log.PageStart(page + 1), End);
-            var candidates = new List<(long address, byte[] record, byte[]? obj)>();
-            if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates, OnlyKind))
+            if (OvertakenByClear)
             {
-                // The page is on disk: read what is left of it in one I/O and scan the copy.
-                var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
-                IteratorScan.ScanBuffer(bytes, Cursor, candidates);
-                if (OnlyKind >= 0) candidates.RemoveAll(c => IteratorScan.KindOf(c.record) != OnlyKind);
-                // Where the expiry sweep has a verdict on the page, everything but its suspects is garbage: no chain walks.
-                var suspects = new List<(long Address, byte[] Key)>();
-                if (UseSweepVerdicts && _store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
+                Cursor = End; // nothing below End is left (the clear's cut is at or above it)
+                break;
+            }
+            try
+            {
+                long page = _log.PageOf(Cursor);
+                long pageEnd = Math.Min(_log.PageStart(page + 1), End);
+                var candidates = new List<(long address, byte[] record, byte[]? obj)>();
+                if (!IteratorScan.ScanInMemory(_store, Cursor, pageEnd, candidates, OnlyKind))
                 {
-                    var keep = suspects.Select(s => s.Address).ToHashSet();
-                    RecordsSeen += candidates.Count;
-                    candidates.RemoveAll(c => !keep.Contains(c.address));
-                    RecordsSeen -= candidates.Count;
+                    // The page is on disk: read what is left of it in one I/O and scan the copy.
+                    var bytes = await _log.ReadFromDeviceAsync(Cursor, (int)(pageEnd - Cursor)).ConfigureAwait(false);
+                    IteratorScan.ScanBuffer(bytes, Cursor, candidates);
+                    if (OnlyKind >= 0) candidates.RemoveAll(c => IteratorScan.KindOf(c.record) != OnlyKind);
+                    // Where the expiry sweep has a verdict on the page, everything but its suspects is garbage: no chain walks.
+                    var suspects = new List<(long Address, byte[] Key)>();
+                    if (UseSweepVerdicts && _store.TryGetSweptSuspects(_log.PageStart(page), _log.PageStart(page + 1), suspects))
+                    {
+                        var keep = suspects.Select(s => s.Address).ToHashSet();
+                        RecordsSeen += candidates.Count;
+                        candidates.RemoveAll(c => !keep.Contains(c.address));
+                        RecordsSeen -= candidates.Count;
+                    }
                 }
+                if (ExpiredBy > 0) candidates.RemoveAll(c => !IteratorScan.ExpiredBy(c.record, ExpiredBy));
+                RecordsSeen += candidates.Count;
+                foreach (var (address, record, obj) in candidates)
+                {
+                    if (!await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) continue;
+                    var value = obj;
+                    if (value is null && IteratorScan.ObjectOnDisk(record, out long objectAddress, out int objectLength))
+                        value = await StoreIo.LoadObjectBytesAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
+                    IteratorScan.AddIfLive(_store, record, address, value, batch, IncludeExpired);
+                }
+                Cursor = pageEnd;
             }
-            if (ExpiredBy > 0) candidates.RemoveAll(c => !IteratorScan.ExpiredBy(c.record, ExpiredBy));
-            RecordsSeen += candidates.Count;
-            foreach (var (address, record, obj) in candidates)
+            catch (Exception) when (OvertakenByClear)
             {
-                if (!await IsNewestBelowEndAsync(record, address).ConfigureAwait(false)) continue;
-                var value = obj;
-                if (value is null && IteratorScan.ObjectOnDisk(record, out long objectAddress, out int objectLength))
-                    value = await StoreIo.LoadObjectBytesAsync(_store, objectAddress, objectLength).ConfigureAwait(false);
-                IteratorScan.AddIfLive(_store, record, address, value, batch, IncludeExpired);
+                Cursor = End; // a read of a segment the clear deleted: nothing there is wanted any more
+                break;
             }
-            Cursor = pageEnd;
         }
         if (Cursor >= End) Dispose();
         return Cursor < End;

@@ -1,8 +1,8 @@
-// A regression guard: after MSET of 3M pairs with a 256 MB budget and FLUSHALL, 548 MB once stayed resident for 30 s,
-// until MEMORY PURGE. Memory a request or a flush took for a while goes back within seconds without MEMORY PURGE: the
-// cron's idle decommit (Util/IdleDecommit) asks for a collection again whenever the GC's committed memory grew while
-// the server stayed quiet (before, only once per quiet spell, so the flush's memory stayed). Real executable, resident
-// memory from /proc.
+// MSET of 3M pairs with a 256 MB budget, then FLUSHALL: the memory the request took goes back within seconds without
+// MEMORY PURGE (the cron's idle decommit, Util/IdleDecommit, asks for a collection whenever the GC's committed memory grew
+// while the server stayed quiet), and so does the memory the keys took: FLUSHALL clears the store (KVStore.Clear: the
+// log's pages and the grown index go back to the OS at once), so resident memory returns to about what it was at start.
+// Real executable, resident memory from /proc.
 using System.Diagnostics;
 using System.Net.Sockets;
 using System.Text;
@@ -57,12 +57,15 @@ public class FlushMemoryReleaseTests
             Assert.That(afterMset, Is.LessThan(start + 250 * MB), "the MSET's request memory went back");
 
             using var c = server.Client(60_000);
-            RespAssert.Simple(c.Execute("FLUSHALL", "SYNC"), "OK"); // replies once the old keys are deleted
+            RespAssert.Simple(c.Execute("FLUSHALL"), "OK");
             long flushed = server.ResidentBytes();
-            long settled = LowestWithin(server, 15, afterMset + 40 * MB);
-            TestContext.Out.WriteLine($"resident: right after FLUSHALL {flushed / MB} MB, 15 s later at most {settled / MB} MB");
-            // Before the fix: 459 MB kept (from 206 MB before the FLUSHALL) until MEMORY PURGE.
-            Assert.That(settled, Is.LessThan(afterMset + 40 * MB), "the FLUSHALL's memory went back without MEMORY PURGE");
+            long settled = LowestWithin(server, 10, start + 64 * MB);
+            TestContext.Out.WriteLine($"resident: right after FLUSHALL {flushed / MB} MB, within 10 s at least down to {settled / MB} MB");
+            // Before the store was cleared on FLUSHALL: 284 MB 10 s later (from 67 MB at start), the log's pages and the
+            // grown index kept; redis-server 7.0.15 drops to 24-27 MB (scripts/hostile_bench.py --only mset3m).
+            Assert.That(settled, Is.LessThan(start + 64 * MB), "the FLUSHALL gave the keys' memory back: near the resident memory at start");
+            Thread.Sleep(1000);
+            Assert.That(server.ResidentBytes(), Is.LessThan(start + 64 * MB), "and it stays given back");
             RespAssert.Integer(c.Execute("DBSIZE"), 0);
         }
         finally { try { Directory.Delete(work, true); } catch { } }
