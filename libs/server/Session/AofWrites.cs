@@ -19,8 +19,9 @@ internal sealed class AofWrites
     /// <summary>The reply being written waits until the AOF has made lsn durable (with --aof-fsync always).</summary>
     public void RepliesWaitFor(long lsn) => _lsn = lsn;
 
-    /// <summary>Appends args (the running request's arguments, or bytes of their own) in the selected database.</summary>
-    public void Append(ArgRef[] args)
+    /// <summary>Appends args (the running request's arguments, or bytes of their own; null: the request as sent) in the
+    /// selected database.</summary>
+    public void Append(ArgRef[]? args)
     {
         if (_session.Server.Aof is { } aof) _lsn = aof.Append(_session.Database, _session, args);
     }

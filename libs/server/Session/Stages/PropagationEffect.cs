@@ -3,7 +3,6 @@
 // key's writes in the order they ran. Inside EXEC or a script the records join the transaction's batch instead, which
 // is appended as one MULTI ... EXEC block when it ends.
 using Garnet.server.Commands;
-using Garnet.server.Persistence;
 
 namespace Garnet.server.Session.Stages;
 
@@ -11,19 +10,11 @@ internal sealed class PropagationEffect : CommandEffect
 {
     public override void After(RespServerSession session, CommandDefinition cmd)
     {
-        if ((cmd.Flags & CommandFlags.Write) == 0 || session.Server.Aof is not { } aof) return;
+        if ((cmd.Flags & CommandFlags.Write) == 0 || session.Server.Aof is null) return;
         var p = session.Propagation;
         if (p.IsNothing) return;
         if (session.Aof.Batch is { } batch) p.Materialize(session, batch);
-        else if (p.Several is not null) session.Aof.RepliesWaitFor(aof.AppendTransaction(Materialized(session, p)));
-        else session.Aof.RepliesWaitFor(aof.Append(session.Database, session, p.Rewrite));
-    }
-
-    // Its own method: a lambda over session in After would allocate its closure on every call, write or not.
-    private static List<(int Db, byte[][] Args)> Materialized(RespServerSession session, Propagation p)
-    {
-        var records = new List<(int Db, byte[][] Args)>();
-        p.Materialize(session, records);
-        return records;
+        else if (p.Several is { } several) session.Aof.AppendMany(several);
+        else session.Aof.Append(p.Rewrite);
     }
 }
